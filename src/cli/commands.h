@@ -1,0 +1,12 @@
+// Subcommands of the trainbench command line. Each returns the process exit code.
+#pragma once
+
+namespace trainbench::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;    // a case failed or something went wrong at run time
+constexpr int kExitBadInput = 2;   // the user's input was wrong; nothing ran
+
+int main_entry(int argc, char** argv);
+
+}  // namespace trainbench::cli

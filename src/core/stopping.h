@@ -1,0 +1,95 @@
+// Stopping rules (one small class each, as nvbench's criteria): when has a case measured enough?
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace trainbench {
+
+// What the measuring loop has so far: the step samples (seconds) and the time spent measuring.
+struct Progress {
+  const std::vector<double>& samples;
+  double elapsed_s;
+};
+
+class StoppingRule {
+ public:
+  virtual ~StoppingRule() = default;
+  // True when this rule is satisfied (for requirements) or fires (for limits).
+  virtual bool satisfied(const Progress& p) const = 0;
+  virtual std::string name() const = 0;
+};
+
+class MinSteps final : public StoppingRule {
+ public:
+  explicit MinSteps(long n) : n_(n) {}
+  bool satisfied(const Progress& p) const override { return static_cast<long>(p.samples.size()) >= n_; }
+  std::string name() const override { return "min_steps"; }
+ private:
+  long n_;
+};
+
+class MinTime final : public StoppingRule {
+ public:
+  explicit MinTime(double s) : s_(s) {}
+  bool satisfied(const Progress& p) const override { return p.elapsed_s >= s_; }
+  std::string name() const override { return "min_time"; }
+ private:
+  double s_;
+};
+
+// Relative noise of the median (see relative_noise_of_median) at or under max_fraction.
+class MaxNoise final : public StoppingRule {
+ public:
+  explicit MaxNoise(double max_fraction) : max_(max_fraction) {}
+  bool satisfied(const Progress& p) const override;
+  std::string name() const override { return "max_noise"; }
+ private:
+  double max_;
+};
+
+class MaxTime final : public StoppingRule {
+ public:
+  explicit MaxTime(double s) : s_(s) {}
+  bool satisfied(const Progress& p) const override { return p.elapsed_s >= s_; }
+  std::string name() const override { return "max_time"; }
+ private:
+  double s_;
+};
+
+class MaxSteps final : public StoppingRule {
+ public:
+  explicit MaxSteps(long n) : n_(n) {}
+  bool satisfied(const Progress& p) const override { return static_cast<long>(p.samples.size()) >= n_; }
+  std::string name() const override { return "max_steps"; }
+ private:
+  long n_;
+};
+
+// Stop when every requirement holds (min steps, min time, noise), or as soon as any limit fires (max time).
+class StoppingPolicy {
+ public:
+  StoppingPolicy& require(std::unique_ptr<StoppingRule> rule);
+  StoppingPolicy& limit(std::unique_ptr<StoppingRule> rule);
+  // Returns true when measuring should stop; reason() then names why.
+  bool done(const Progress& p);
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::vector<std::unique_ptr<StoppingRule>> requirements_;
+  std::vector<std::unique_ptr<StoppingRule>> limits_;
+  std::string reason_;
+};
+
+struct MeasureSettings {
+  long warmup_steps = 3;
+  long min_steps = 5;
+  double min_time_s = 2.0;
+  double max_time_s = 30.0;
+  double max_noise = 0.02;  // fraction, from --max-noise PCT
+  long max_steps = 100000;
+
+  StoppingPolicy policy() const;
+};
+
+}  // namespace trainbench

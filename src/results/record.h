@@ -1,0 +1,41 @@
+// A Record: everything measured for one case. Produced by the measuring child, consumed by printers,
+// journals and result files. Field names here are the JSON contract (docs/json-schema.md).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/statistics.h"
+
+namespace trainbench {
+
+enum class Status { ok, oom, error };
+const char* to_string(Status s);
+Status status_from_string(const std::string& s);  // throws std::invalid_argument
+
+struct Record {
+  std::string name;        // the case descriptor; `trainbench run --case NAME` reruns it
+  std::string model;
+  int64_t batch_size = 0;
+  std::string device;      // "cpu", "cuda:0"
+  std::string precision;   // fp32 | fp16 | bf16
+  std::string layout;      // nchw | nhwc
+  std::string optimizer;   // sgd | momentum | adam | adamw
+  bool forward_only = false;
+  int threads = 0;         // intra-op threads the case ran with
+  Status status = Status::error;
+  std::string error;       // one line; empty when ok
+  double throughput = 0.0; // samples per second = batch_size / median step time
+  std::string unit = "images/s";
+  Summary step_time_s;     // over the measured steps, seconds
+  std::vector<double> samples_s;  // raw step times, seconds, in order
+  long warmup_steps = 0;
+  std::string stop_reason; // converged | max_time | max_steps
+  double flops_per_step = 0.0;    // training FLOPs per step (3x forward; forward-only: 1x)
+  double achieved_gflops = 0.0;   // flops_per_step / median / 1e9
+  int64_t parameters = 0;
+  int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
+  double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it
+};
+
+}  // namespace trainbench
