@@ -1,5 +1,107 @@
+#include <iostream>
+
 #include "cli/commands.h"
+#include "cli/options.h"
+#include "runner/plan.h"
 
 namespace trainbench::cli {
-int main_entry(int, char**) { return kExitOk; }  // replaced by the real command line
+
+int bad_input(const std::string& what) {
+  std::cerr << "trainbench: error: " << what << std::endl;
+  return kExitBadInput;
+}
+
+void MeasureFlags::add_to(CLI::App& app) {
+  app.add_option("--warmup", warmup, "Warm-up steps before timing (not counted)")->check(CLI::NonNegativeNumber);
+  app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(CLI::PositiveNumber);
+  app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")->check(CLI::PositiveNumber);
+  app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
+  app.add_flag("--system-allocator", system_allocator,
+               "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
+}
+
+ChildSettings MeasureFlags::resolve() const {
+  ChildSettings s;
+  s.measure.warmup_steps = warmup;
+  s.measure.min_steps = min_steps;
+  s.measure.min_time_s = min_time_s;
+  s.measure.max_time_s = max_time_s;
+  s.measure.max_noise = max_noise_pct / 100.0;
+  s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
+  s.tune_allocator = !system_allocator;
+  return s;
+}
+
+std::vector<std::string> MeasureFlags::child_args() const {
+  std::vector<std::string> a = {"--warmup",    std::to_string(warmup),        "--min-steps", std::to_string(min_steps),
+                                "--min-time",  fmt::format("{}", min_time_s), "--max-time",  fmt::format("{}", max_time_s),
+                                "--max-noise", fmt::format("{}", max_noise_pct)};
+  if (!memory_limit.empty()) {
+    a.push_back("--memory-limit");
+    a.push_back(memory_limit);
+  }
+  if (system_allocator) a.push_back("--system-allocator");
+  return a;
+}
+
+int main_entry(int argc, char** argv) {
+  CLI::App app{"trainbench: deep-learning training throughput on LibTorch"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(TRAINBENCH_VERSION) + " (" + TRAINBENCH_GIT_REVISION + ")");
+
+  app.add_subcommand("list", "Models and suites with input shape, default batch and parameter count");
+
+  RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
+  run_cmd->add_option("--model,-m", run.models, "Models, comma-separated (see `trainbench list`)");
+  run_cmd->add_option("--batch,-b", run.batches, "Batch sizes, comma-separated");
+  run_cmd->add_option("--device,-d", run.devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
+  run_cmd->add_option("--precision", run.precisions, "fp32, fp16, bf16 (mixed precision), comma-separated");
+  run_cmd->add_option("--layout", run.layouts, "nchw or nhwc (channels-last), comma-separated");
+  run_cmd->add_option("--optimizer", run.optimizers, "sgd, momentum, adam, adamw, comma-separated");
+  run_cmd->add_option("--threads", run.threads, "Intra-op threads, comma-separated (0: one per core)");
+  run_cmd->add_flag("--forward-only", run.forward_only, "Time inference (forward pass) only");
+  run_cmd->add_option("--suite,-s", run.suite, "A built-in suite name (quick, ...) or a suite .toml file");
+  run_cmd->add_option("--case", run.cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");
+  run_cmd->add_option("--output,-o", run.output, "Results file (default: results/trainbench-<time>.json)");
+  run_cmd->add_option("--format,-f", run.format, "Output printed at the end: table, md, csv, json");
+  run_cmd->add_flag("--resume", run.resume, "Run only the cases the output's journal does not have yet");
+  run.measure.add_to(*run_cmd);
+
+  std::string descriptor;
+  MeasureFlags child_flags;
+  int result_fd = 3;
+  CLI::App* child_cmd = app.add_subcommand("run-case", "Internal: measure one case in this process");
+  child_cmd->group("");  // hidden from --help
+  child_cmd->add_option("descriptor", descriptor)->required();
+  child_cmd->add_option("--result-fd", result_fd);
+  child_flags.add_to(*child_cmd);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return bad_input(e.what());
+  }
+
+  try {
+    if (app.got_subcommand("list")) return cmd_list();
+    if (app.got_subcommand(run_cmd)) return cmd_run(run, *run_cmd);
+    if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, result_fd);
+  } catch (const InputError& e) {
+    return bad_input(e.what());
+  }
+  return kExitOk;
+}
+
 }  // namespace trainbench::cli

@@ -1,0 +1,272 @@
+// `trainbench run`: plan the cases, run each in a child process, journal every record at once,
+// print rows live with progress, and write the results file atomically at the end.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "results/journal.h"
+#include "results/printer.h"
+#include "results/results_file.h"
+#include "runner/child.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+
+namespace trainbench::cli {
+namespace fs = std::filesystem;
+namespace {
+
+std::string duration_text(double s) {
+  const long t = static_cast<long>(s + 0.5);
+  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
+  if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
+  return fmt::format("{}s", t);
+}
+
+std::string default_output_path() {
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::gmtime(&now));
+  return std::string("results/trainbench-") + stamp + ".json";
+}
+
+// Fails before anything runs when the results file could not be written.
+void check_writable(const std::string& output) {
+  fs::path p(output);
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    if (!fs::create_directories(dir, ec) || ec) {
+      throw InputError("cannot write output '" + output + "': cannot create directory '" + dir.string() + "'");
+    }
+  }
+  if (fs::is_directory(p, ec)) throw InputError("cannot write output '" + output + "': it is a directory");
+  if (access(dir.c_str(), W_OK) != 0) {
+    throw InputError("cannot write output '" + output + "': directory '" + dir.string() + "' is not writable");
+  }
+  if (fs::exists(p, ec) && access(p.c_str(), W_OK) != 0) {
+    throw InputError("cannot write output '" + output + "': file is not writable");
+  }
+}
+
+std::vector<Case> plan_from(const RunOptions& o, const Suite* suite) {
+  std::vector<Case> plan;
+  for (const auto& d : o.cases) {
+    try {
+      Case c = parse_case(d);
+      validate_case(c);
+      plan.push_back(c);
+    } catch (const DescriptorError& e) {
+      throw InputError(e.what());
+    }
+  }
+  if (suite != nullptr) {
+    for (const auto& g : suite->groups) {
+      Sweep s = g;
+      if (!o.devices.empty() && s.devices.empty()) s.devices = split_list(o.devices, "device");
+      for (auto& c : make_plan(s)) plan.push_back(std::move(c));
+    }
+  }
+  if (!o.models.empty() || !o.batches.empty()) {
+    Sweep s;
+    s.models = o.models.empty() ? std::vector<std::string>{} : split_list(o.models, "model");
+    s.batches = o.batches.empty() ? std::vector<int64_t>{} : parse_int_list(o.batches, "batch size");
+    s.precisions = split_list(o.precisions, "precision");
+    s.layouts = split_list(o.layouts, "layout");
+    s.optimizers = split_list(o.optimizers, "optimizer");
+    if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
+    s.threads.clear();
+    for (const auto& t : split_list(o.threads, "threads")) {
+      if (t.find_first_not_of("0123456789") != std::string::npos || t.size() > 4) {
+        throw InputError("bad threads '" + t + "' (expected a count >= 0)");
+      }
+      s.threads.push_back(std::stoi(t));
+    }
+    s.forward_only = o.forward_only;
+    for (auto& c : make_plan(s)) plan.push_back(std::move(c));
+  }
+  if (plan.empty()) throw InputError("nothing to run: give --model and --batch, --suite NAME, or --case DESCRIPTOR");
+  // The same case twice would measure twice and collide in the journal.
+  std::set<std::string> seen;
+  std::vector<Case> unique;
+  for (auto& c : plan) {
+    if (seen.insert(c.descriptor()).second) unique.push_back(std::move(c));
+  }
+  return unique;
+}
+
+// A suite's settings apply unless the flag was given on the command line.
+void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFlags& m) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0; };
+  if (s.warmup && !given("--warmup")) m.warmup = *s.warmup;
+  if (s.min_steps && !given("--min-steps")) m.min_steps = *s.min_steps;
+  if (s.min_time && !given("--min-time")) m.min_time_s = *s.min_time;
+  if (s.max_time && !given("--max-time")) m.max_time_s = *s.max_time;
+  if (s.max_noise_pct && !given("--max-noise")) m.max_noise_pct = *s.max_noise_pct;
+  if (s.timeout && !given("--timeout")) m.timeout_s = *s.timeout;
+  if (s.memory_limit && !given("--memory-limit")) m.memory_limit = *s.memory_limit;
+}
+
+Record failed_record(const Case& c, const std::string& why, double wall_s) {
+  Record r;
+  r.name = c.descriptor();
+  r.model = c.model;
+  r.params = c.params;
+  r.batch_size = c.batch;
+  r.device = c.device.str();
+  r.precision = c.precision;
+  r.layout = c.layout;
+  r.optimizer = c.optimizer;
+  r.forward_only = c.forward_only;
+  r.threads = c.threads;
+  r.status = Status::error;
+  r.error = why;
+  r.wall_time_s = wall_s;
+  return r;
+}
+
+}  // namespace
+
+int cmd_run(RunOptions o, const CLI::App& sub) {
+  std::unique_ptr<Suite> suite;
+  if (!o.suite.empty()) {
+    suite = std::make_unique<Suite>(load_suite(o.suite));
+    apply_suite_settings(suite->settings, sub, o.measure);
+  }
+  const Format format = [&] {
+    try {
+      return format_from_string(o.format);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+  }();
+  (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
+  if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
+  std::vector<Case> plan = plan_from(o, suite.get());
+  if (o.output.empty()) o.output = default_output_path();
+  check_writable(o.output);
+
+  // Cases already measured (resume): from the journal, and from a results file already written.
+  const std::string journal_path = journal_path_for(o.output);
+  std::vector<Record> done;
+  std::optional<Context> context;
+  if (o.resume) {
+    if (fs::exists(o.output)) {
+      ResultsFile previous = read_results(o.output);
+      context = previous.context;
+      done = previous.benchmarks;
+    }
+    if (fs::exists(journal_path)) {
+      JournalContents j = read_journal(journal_path);
+      if (j.context) context = j.context;
+      std::set<std::string> have;
+      for (const auto& r : done) have.insert(r.name);
+      for (auto& r : j.records) {
+        if (have.insert(r.name).second) done.push_back(std::move(r));
+      }
+    }
+  }
+  std::set<std::string> done_names;
+  for (const auto& r : done) done_names.insert(r.name);
+  std::vector<Case> todo;
+  for (const auto& c : plan) {
+    if (!done_names.count(c.descriptor())) todo.push_back(c);
+  }
+
+  const int threads_hint = plan.front().threads;
+  if (!context) {
+    std::string devices;
+    std::set<std::string> seen;
+    for (const auto& c : plan) {
+      if (seen.insert(c.device.str()).second) devices += (devices.empty() ? "" : ",") + c.device.str();
+    }
+    context = collect_context(configure_threads(threads_hint), devices);
+  }
+  if (context->blas_kind == "reference") {
+    std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context->blas_library.value_or("?")
+              << "); matrix products run ~35x slower. Install libopenblas0-pthread.\n";
+  }
+
+  Journal journal;
+  journal.open(journal_path, *context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh);
+  install_interrupt_handlers();
+
+  const bool live_table = format == Format::table;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (!done.empty()) {
+    std::cerr << fmt::format("resuming: {} case(s) already measured, {} to run\n", plan.size() - todo.size(), todo.size());
+  }
+  if (live_table) std::cout << table_header() << std::flush;
+
+  std::vector<Record> fresh;
+  const auto start = std::chrono::steady_clock::now();
+  bool interrupted = false;
+  const std::string exe = self_executable();
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const Case& c = todo[i];
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string eta = "estimating";
+    if (i > 0) eta = "~" + duration_text(elapsed / static_cast<double>(i) * static_cast<double>(todo.size() - i)) + " left";
+    const std::string progress =
+        fmt::format("[case {} of {} | {} elapsed | {}] {}", i + 1, todo.size(), duration_text(elapsed), eta, c.descriptor());
+    if (tty) {
+      std::cerr << "\r\033[K" << progress << std::flush;
+    } else {
+      std::cerr << progress << "\n";
+    }
+
+    std::vector<std::string> args = {exe, "run-case", c.descriptor()};
+    for (auto& a : o.measure.child_args()) args.push_back(std::move(a));
+    ChildOutcome out = run_child(args, o.measure.timeout_s);
+    if (out.interrupted) {
+      interrupted = true;
+      break;
+    }
+    Record r = out.have_record ? std::move(out.record) : failed_record(c, out.failure, out.wall_s);
+    journal.append(r);
+    if (tty) std::cerr << "\r\033[K" << std::flush;
+    if (live_table) std::cout << table_row(r) << std::flush;
+    fresh.push_back(std::move(r));
+  }
+  if (tty) std::cerr << "\r\033[K" << std::flush;
+
+  // Results in plan order: earlier records first for cases measured before a resume.
+  ResultsFile results;
+  results.context = *context;
+  std::map<std::string, Record> by_name;
+  for (auto& r : done) by_name.emplace(r.name, std::move(r));
+  for (auto& r : fresh) by_name.insert_or_assign(r.name, std::move(r));
+  for (const auto& c : plan) {
+    auto it = by_name.find(c.descriptor());
+    if (it != by_name.end()) {
+      results.benchmarks.push_back(std::move(it->second));
+      by_name.erase(it);
+    }
+  }
+  for (auto& [name, r] : by_name) results.benchmarks.push_back(std::move(r));  // from the resumed file, not in plan
+  write_results_atomic(o.output, results);
+
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!live_table) std::cout << print_records(format, results) << std::flush;
+  if (interrupted) {
+    journal.close();
+    std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
+                             "`trainbench run ... --resume -o {}`\n",
+                             fresh.size(), todo.size(), o.output, o.output);
+    return 130;
+  }
+  journal.close();
+  std::error_code ec;
+  fs::remove(journal_path, ec);  // everything is in the results file now
+  size_t errors = 0;
+  for (const auto& r : results.benchmarks) errors += r.status == Status::error ? 1 : 0;
+  std::cerr << fmt::format("{} case(s) in {}; results: {}{}\n", fresh.size(), duration_text(total), o.output,
+                           errors ? fmt::format(" ({} failed)", errors) : "");
+  return errors ? kExitFailure : kExitOk;
+}
+
+}  // namespace trainbench::cli

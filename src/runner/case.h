@@ -1,0 +1,31 @@
+// A Case: one point of a plan, with a compact descriptor that round-trips (parse(print(c)) == c).
+//   resnet50:b64:fp32:nchw:cpu          bert:layers=12,seq=200:b32:bf16:nchw:adamw:cuda:0
+// Grammar (docs/descriptors.md): MODEL[:PARAMS]:bBATCH:PRECISION:LAYOUT[:OPTIMIZER][:tTHREADS][:fwd]:DEVICE
+// where PARAMS is key=value[,key=value...], OPTIMIZER is printed only when not sgd, tTHREADS only when
+// set, and DEVICE (cpu, cuda, cuda:N) always comes last.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+#include "workloads/workload.h"
+
+namespace trainbench {
+
+struct Case : WorkloadOptions {
+  int threads = 0;  // intra-op threads; 0 = one per core
+
+  std::string descriptor() const;
+  bool operator==(const Case& o) const { return descriptor() == o.descriptor(); }
+};
+
+// A descriptor that does not parse. The message quotes the whole input and points at the bad part.
+class DescriptorError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Parses a descriptor; checks the grammar and the value sets (precision, layout, optimizer, device),
+// not whether the model exists (see plan.h).
+Case parse_case(const std::string& descriptor);
+
+}  // namespace trainbench

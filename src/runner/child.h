@@ -1,0 +1,30 @@
+// Runs one case in a child process of this same binary (fork + exec: never fork a process whose GPU
+// runtime is initialised) with a wall-clock timeout. The child writes its Record as JSON to fd 3.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/record.h"
+
+namespace trainbench {
+
+struct ChildOutcome {
+  bool have_record = false;
+  Record record;             // valid when have_record
+  std::string failure;       // one line when !have_record: crash, timeout, bad output
+  bool interrupted = false;  // the parent received SIGINT/SIGTERM while the child ran
+  double wall_s = 0.0;
+};
+
+// The absolute path of the running executable (to exec itself).
+std::string self_executable();
+
+// Runs `args` (argv[0] is the executable) in its own process group, reading the record from fd 3.
+// After `timeout_s` (0 = none) the whole group is killed and the outcome is a timeout failure.
+ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s);
+
+// Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
+void install_interrupt_handlers();
+bool interrupt_requested();
+
+}  // namespace trainbench

@@ -1,0 +1,33 @@
+// The measuring side of a case (runs inside the child process): build the workload, warm up,
+// time steps until the stopping policy is satisfied, and return a Record. Never prints.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/stopping.h"
+#include "results/record.h"
+#include "runner/case.h"
+
+namespace trainbench {
+
+struct ChildSettings {
+  MeasureSettings measure;
+  int64_t memory_limit_bytes = 0;  // 0: none. Else the case may grow the process by this much (RLIMIT_AS)
+  bool tune_allocator = true;      // keep freed memory in the heap between steps (see docs/methodology.md)
+};
+
+// Prepares this process for measuring: allocator tuning, threads, warm thread pools, memory limit.
+// Returns the intra-op thread count in effect.
+int prepare_child_process(const Case& c, const ChildSettings& s);
+
+// Measures `c`. Failures are values: out-of-memory gives Status::oom, anything else Status::error,
+// each with a one-line reason.
+Record measure_case(const Case& c, const MeasureSettings& m);
+
+// Classifies an exception message: true when it reports an allocation failure (CPU or GPU).
+bool is_out_of_memory_message(const std::string& what);
+
+// The first line of an exception message, without LibTorch's backtrace.
+std::string first_line(const std::string& what);
+
+}  // namespace trainbench

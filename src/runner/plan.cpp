@@ -1,0 +1,130 @@
+#include "runner/plan.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace trainbench {
+namespace {
+
+void check_one_of(const std::string& value, const std::vector<std::string>& allowed, const std::string& what) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw InputError("unknown " + what + " '" + value + "' (expected one of: " + list + ")");
+}
+
+}  // namespace
+
+void validate_case(const Case& c) {
+  if (!is_known_model(c.model)) throw InputError("unknown model '" + c.model + "' (see `trainbench list`)");
+  if (c.batch <= 0) throw InputError("bad batch size " + std::to_string(c.batch) + " (must be > 0)");
+  check_one_of(c.precision, known_precisions(), "precision");
+  check_one_of(c.layout, known_layouts(), "layout");
+  check_one_of(c.optimizer, known_optimizers(), "optimizer");
+  if (c.threads < 0) throw InputError("bad thread count " + std::to_string(c.threads) + " (must be >= 0)");
+}
+
+std::vector<Case> make_plan(const Sweep& s) {
+  if (s.models.empty()) throw InputError("no model given (use --model NAME or --suite NAME)");
+  if (s.batches.empty()) throw InputError("no batch size given (use --batch N[,N...])");
+  std::vector<DeviceSpec> devices;
+  for (const auto& d : s.devices) {
+    try {
+      devices.push_back(parse_device(d));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+  }
+  if (devices.empty()) devices.push_back(parse_device(best_device()));
+  const std::vector<std::map<std::string, std::string>> params =
+      s.params.empty() ? std::vector<std::map<std::string, std::string>>{{}} : s.params;
+
+  std::vector<Case> plan;
+  for (const auto& model : s.models) {
+    for (const auto& p : params) {
+      for (int64_t batch : s.batches) {
+        for (const auto& precision : s.precisions) {
+          for (const auto& layout : s.layouts) {
+            for (const auto& optimizer : s.optimizers) {
+              for (int threads : s.threads) {
+                for (const auto& device : devices) {
+                  Case c;
+                  c.model = model;
+                  c.params = p;
+                  c.batch = batch;
+                  c.precision = precision;
+                  c.layout = layout;
+                  c.optimizer = optimizer;
+                  c.threads = threads;
+                  c.device = device;
+                  c.forward_only = s.forward_only;
+                  validate_case(c);
+                  plan.push_back(std::move(c));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+std::vector<std::string> split_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) throw InputError("empty value in " + what + " '" + text + "'");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what) {
+  std::vector<int64_t> out;
+  for (const auto& item : split_list(text, what)) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size()) throw InputError("bad " + what + " '" + item + "' (expected an integer)");
+    if (v <= 0) throw InputError("bad " + what + " " + item + " (must be > 0)");
+    out.push_back(v);
+  }
+  return out;
+}
+
+int64_t parse_size(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  double v = 0.0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw InputError("bad " + what + " '" + text + "' (expected a size like 4G, 512M or bytes)");
+  }
+  std::string unit = text.substr(used);
+  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  double mult = 0.0;
+  if (unit.empty() || unit == "b") mult = 1.0;
+  else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1024.0;
+  else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1024.0 * 1024.0;
+  else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1024.0 * 1024.0 * 1024.0;
+  else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+  if (mult == 0.0 || !(v > 0.0) || !std::isfinite(v)) {
+    throw InputError("bad " + what + " '" + text + "' (expected a size like 4G, 512M or bytes)");
+  }
+  return static_cast<int64_t>(v * mult);
+}
+
+}  // namespace trainbench

@@ -1,0 +1,43 @@
+// A plan: the cartesian product of list-valued settings, validated before anything runs.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runner/case.h"
+
+namespace trainbench {
+
+// Each setting is a list; the plan is their product. Empty lists take the default.
+struct Sweep {
+  std::vector<std::string> models;
+  std::vector<std::map<std::string, std::string>> params;  // one entry per parameter combination
+  std::vector<int64_t> batches;
+  std::vector<std::string> precisions = {"fp32"};
+  std::vector<std::string> layouts = {"nchw"};
+  std::vector<std::string> optimizers = {"sgd"};
+  std::vector<std::string> devices;  // empty: the best device present
+  std::vector<int> threads = {0};
+  bool forward_only = false;
+};
+
+// Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.
+class InputError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws InputError for an unknown model, batch <= 0, unknown precision/layout/optimizer/device.
+std::vector<Case> make_plan(const Sweep& sweep);
+
+// Checks one case as make_plan checks a sweep (for `run --case` and `--resume`).
+void validate_case(const Case& c);
+
+// Parses "16,32,64" style lists. `what` names the flag in the error.
+std::vector<std::string> split_list(const std::string& text, const std::string& what);
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what);
+
+// Parses sizes like 4G, 512M, 1.5GiB, 1000000 (bytes). Throws InputError.
+int64_t parse_size(const std::string& text, const std::string& what);
+
+}  // namespace trainbench

@@ -1,0 +1,50 @@
+// A Workload: a model, a synthetic batch already on the device, a loss and an optimizer.
+// `step()` is one training step (zero_grad, forward, loss, backward, optimizer step); the caller
+// synchronises the device and reads the clock. Workloads know nothing of runners or results.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+
+namespace trainbench {
+
+// What a case asks of a workload: the settings a sweep can vary.
+struct WorkloadOptions {
+  std::string model;
+  std::map<std::string, std::string> params;  // workload parameters (`--set key=value`)
+  int64_t batch = 0;
+  std::string precision = "fp32";  // fp32 | fp16 | bf16 (automatic mixed precision)
+  std::string layout = "nchw";     // nchw | nhwc (channels-last)
+  std::string optimizer = "sgd";   // sgd | momentum | adam | adamw
+  bool forward_only = false;       // inference only: no backward, no optimizer
+  DeviceSpec device;
+};
+
+const std::vector<std::string>& known_precisions();
+const std::vector<std::string>& known_layouts();
+const std::vector<std::string>& known_optimizers();
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void step() = 0;
+  virtual int64_t samples_per_step() const = 0;
+  virtual std::string unit() const = 0;          // e.g. "images/s"
+  virtual double flops_per_step() const = 0;     // training: 3x forward; forward-only: 1x
+  virtual int64_t parameters() const = 0;
+  // The loss of the last training step (synchronises; call outside timing). 0 for forward-only.
+  virtual double last_loss() const = 0;
+};
+
+// Builds the workload for `options` on its device. Throws std::invalid_argument for an unknown model
+// or a setting the workload cannot run (the runner turns that into the case's error).
+std::unique_ptr<Workload> make_workload(const WorkloadOptions& options);
+
+// True when `name` names a workload make_workload can build.
+bool is_known_model(const std::string& name);
+
+}  // namespace trainbench

@@ -1,0 +1,128 @@
+#include <gtest/gtest.h>
+
+#include "runner/case.h"
+#include "runner/plan.h"
+
+namespace trainbench {
+namespace {
+
+TEST(CaseDescriptor, RoundTripsEveryField) {
+  for (const std::string d : {"resnet50:b64:fp32:nchw:cpu", "mobilenet_v2:b16:bf16:nhwc:cuda:1",
+                              "vgg16:b32:fp16:nchw:adamw:t4:fwd:cuda", "resnet18:b1:fp32:nchw:momentum:cpu",
+                              "bert:heads=12,layers=2:b8:bf16:nchw:adam:cuda:0"}) {
+    EXPECT_EQ(parse_case(d).descriptor(), d) << d;
+  }
+}
+
+TEST(CaseDescriptor, PrintThenParseIsIdentity) {
+  Case c;
+  c.model = "inception3";
+  c.batch = 48;
+  c.precision = "bf16";
+  c.layout = "nhwc";
+  c.optimizer = "adam";
+  c.threads = 2;
+  c.device = parse_device("cuda:3");
+  const Case back = parse_case(c.descriptor());
+  EXPECT_EQ(back.model, "inception3");
+  EXPECT_EQ(back.batch, 48);
+  EXPECT_EQ(back.precision, "bf16");
+  EXPECT_EQ(back.layout, "nhwc");
+  EXPECT_EQ(back.optimizer, "adam");
+  EXPECT_EQ(back.threads, 2);
+  EXPECT_EQ(back.device.str(), "cuda:3");
+  EXPECT_FALSE(back.forward_only);
+}
+
+TEST(CaseDescriptor, FieldsMayComeInAnyOrderButPrintCanonically) {
+  EXPECT_EQ(parse_case("resnet50:nhwc:bf16:b8:cpu").descriptor(), "resnet50:b8:bf16:nhwc:cpu");
+  EXPECT_EQ(parse_case("resnet50:b8:cpu").descriptor(), "resnet50:b8:fp32:nchw:cpu");
+}
+
+void expect_error(const std::string& d, const std::string& fragment) {
+  try {
+    (void)parse_case(d);
+    FAIL() << "no error for " << d;
+  } catch (const DescriptorError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'" + d + "'"), std::string::npos) << msg;  // quotes the whole input
+    EXPECT_NE(msg.find(fragment), std::string::npos) << msg;        // and points at the bad part
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;            // on one line
+  }
+}
+
+TEST(CaseDescriptor, ErrorsQuoteTheInputAndNameTheBadField) {
+  expect_error("resnet50:b0:cpu", "'b0'");
+  expect_error("resnet50:bx:cpu", "'bx'");
+  expect_error("resnet50:b8:fp64:cpu", "'fp64'");
+  expect_error("resnet50:b8:tpu", "'tpu'");
+  expect_error("resnet50:b8:nchw", "'nchw' is not a device");
+  expect_error("resnet50:fp32:cpu", "no batch size");
+  expect_error("resnet50:b8::cpu", "empty field");
+  expect_error("resnet50:b8:layers:cpu", "'layers'");
+  expect_error("resnet50:b8:k=v:cpu", "parameters must follow the model name");
+  expect_error("resnet50", "expected MODEL");
+}
+
+TEST(CaseDescriptor, ColumnPointsAtTheBadToken) {
+  try {
+    (void)parse_case("resnet50:b8:fp64:cpu");
+    FAIL();
+  } catch (const DescriptorError& e) {
+    EXPECT_NE(std::string(e.what()).find("column 13"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Plan, IsTheCartesianProductInOrder) {
+  Sweep s;
+  s.models = {"resnet18", "alexnet"};
+  s.batches = {8, 16};
+  s.precisions = {"fp32", "bf16"};
+  s.devices = {"cpu"};
+  const auto plan = make_plan(s);
+  ASSERT_EQ(plan.size(), 8u);
+  EXPECT_EQ(plan[0].descriptor(), "resnet18:b8:fp32:nchw:cpu");
+  EXPECT_EQ(plan[1].descriptor(), "resnet18:b8:bf16:nchw:cpu");
+  EXPECT_EQ(plan[2].descriptor(), "resnet18:b16:fp32:nchw:cpu");
+  EXPECT_EQ(plan[7].descriptor(), "alexnet:b16:bf16:nchw:cpu");
+}
+
+TEST(Plan, RejectsBadValuesWithOneLine) {
+  Sweep s;
+  s.models = {"resnet51"};
+  s.batches = {8};
+  s.devices = {"cpu"};
+  EXPECT_THROW(make_plan(s), InputError);
+  s.models = {"resnet50"};
+  s.precisions = {"fp8"};
+  try {
+    make_plan(s);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'fp8'"), std::string::npos);
+  }
+  s.precisions = {"fp32"};
+  s.devices = {"gpu"};
+  EXPECT_THROW(make_plan(s), InputError);
+  s.devices = {"cpu"};
+  s.batches = {};
+  EXPECT_THROW(make_plan(s), InputError);
+}
+
+TEST(Plan, ParsesListsAndSizes) {
+  EXPECT_EQ(parse_int_list("16, 32,64", "batch size"), (std::vector<int64_t>{16, 32, 64}));
+  EXPECT_THROW(parse_int_list("16,,32", "batch size"), InputError);
+  EXPECT_THROW(parse_int_list("0", "batch size"), InputError);
+  EXPECT_THROW(parse_int_list("-4", "batch size"), InputError);
+  EXPECT_THROW(parse_int_list("8x", "batch size"), InputError);
+  EXPECT_EQ(parse_size("4G", "memory limit"), 4LL << 30);
+  EXPECT_EQ(parse_size("512MiB", "memory limit"), 512LL << 20);
+  EXPECT_EQ(parse_size("1.5k", "memory limit"), 1536);
+  EXPECT_EQ(parse_size("1000", "memory limit"), 1000);
+  EXPECT_THROW(parse_size("4Q", "memory limit"), InputError);
+  EXPECT_THROW(parse_size("-1G", "memory limit"), InputError);
+  EXPECT_THROW(parse_size("lots", "memory limit"), InputError);
+}
+
+}  // namespace
+}  // namespace trainbench

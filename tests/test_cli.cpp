@@ -1,0 +1,190 @@
+// End-to-end tests of the trainbench binary: exit codes, isolation, OOM, journals, resume.
+// Cases use mobilenet_v2 at tiny batches with a very short stopping rule to stay fast.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "results/journal.h"
+#include "results/results_file.h"
+
+namespace fs = std::filesystem;
+
+namespace trainbench {
+namespace {
+
+const std::string kFast = " --warmup 1 --min-steps 2 --min-time 0 --max-time 1 --max-noise 100";
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path temp_dir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("trainbench_cli_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+Run trainbench(const std::string& args, const fs::path& dir) {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = std::string(TRAINBENCH_EXE) + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+void expect_bad_input(const std::string& args, const std::string& fragment) {
+  const fs::path dir = temp_dir("bad");
+  const Run r = trainbench(args + " -o " + (dir / "r.json").string(), dir);
+  EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json")) << "nothing may run on bad input";
+  EXPECT_FALSE(fs::exists(dir / "r.json.journal"));
+}
+
+TEST(Cli, BadInputGivesOneLineAndExitTwo) {
+  expect_bad_input("run --model resnet51 --batch 8", "resnet51");
+  expect_bad_input("run --model resnet18 --batch 0", "0");
+  expect_bad_input("run --model resnet18 --batch -3", "-3");
+  expect_bad_input("run --model resnet18 --batch 8 --precision fp64", "fp64");
+  expect_bad_input("run --model resnet18 --batch 8 --layout nwhc", "nwhc");
+  expect_bad_input("run --model resnet18 --batch 8 --device tpu", "tpu");
+  expect_bad_input("run --model resnet18 --batch 8 --format xml", "xml");
+  expect_bad_input("run --model resnet18 --batch 8 --memory-limit lots", "lots");
+  expect_bad_input("run --model resnet18 --batch 8 --bogus-flag", "bogus-flag");
+  expect_bad_input("run --case resnet18:b8:fp64:cpu", "fp64");
+  expect_bad_input("run --suite no_such_suite", "no_such_suite");
+}
+
+TEST(Cli, UnwritableOutputIsBadInput) {
+  const fs::path dir = temp_dir("unwritable");
+  const Run r = trainbench("run --model resnet18 --batch 1 -o /proc/trainbench/r.json", dir);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("/proc/trainbench/r.json"), std::string::npos) << r.err;
+}
+
+TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
+  const fs::path dir = temp_dir("oom");
+  const fs::path out = dir / "r.json";
+  // b512 needs gigabytes of activations; b1 fits in the limit. The OOM case runs first.
+  const Run r = trainbench("run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
+                           " --memory-limit 1G" + kFast + " -o " + out.string(), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const ResultsFile f = read_results(out.string());
+  ASSERT_EQ(f.benchmarks.size(), 2u);
+  EXPECT_EQ(f.benchmarks[0].status, Status::oom) << f.benchmarks[0].error;
+  EXPECT_EQ(f.benchmarks[1].status, Status::ok) << f.benchmarks[1].error;
+  EXPECT_GT(f.benchmarks[1].throughput, 0.0);
+  // The live table shows the OOM row with '-' for throughput.
+  std::istringstream lines(r.out);
+  std::string line, oom_line;
+  while (std::getline(lines, line)) {
+    if (line.find("b512") != std::string::npos || line.find("512") != std::string::npos) oom_line = line;
+  }
+  ASSERT_FALSE(oom_line.empty()) << r.out;
+  EXPECT_NE(oom_line.find(" - "), std::string::npos) << oom_line;
+  EXPECT_FALSE(fs::exists(dir / "r.json.journal")) << "a finished run folds its journal into the results";
+}
+
+TEST(Cli, MeasuredRecordHasEveryNumber) {
+  const fs::path dir = temp_dir("ok");
+  const fs::path out = dir / "r.json";
+  const Run r = trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const ResultsFile f = read_results(out.string());
+  ASSERT_EQ(f.benchmarks.size(), 1u);
+  const Record& b = f.benchmarks[0];
+  EXPECT_EQ(b.name, "mobilenet_v2:b2:fp32:nchw:t1:cpu");
+  EXPECT_EQ(b.status, Status::ok) << b.error;
+  EXPECT_EQ(b.threads, 1);
+  EXPECT_GE(b.step_time_s.n, 2);
+  EXPECT_EQ(static_cast<size_t>(b.step_time_s.n), b.samples_s.size());
+  EXPECT_NEAR(b.throughput, 2.0 / b.step_time_s.median, 1e-9 * b.throughput);
+  EXPECT_EQ(b.parameters, 3504872);
+  // mobilenet_v2 forward is ~0.30 GMACs = ~0.60 GFLOPs per image; training counts 3x, batch 2.
+  EXPECT_NEAR(b.flops_per_step / (3 * 2 * 0.6e9), 1.0, 0.1);
+  EXPECT_GT(b.peak_memory_bytes, 10 << 20);
+  EXPECT_GT(b.wall_time_s, 0.0);
+  EXPECT_EQ(f.context.threads > 0, true);
+}
+
+TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
+  const fs::path dir = temp_dir("kill");
+  const fs::path out = dir / "r.json";
+  const fs::path journal = dir / "r.json.journal";
+  const std::string cases = "run --case mobilenet_v2:b1:fp32:nchw:cpu --case mobilenet_v2:b2:fp32:nchw:cpu"
+                            " --case mobilenet_v2:b3:fp32:nchw:cpu";
+  // The runner in the background; kill -9 once the journal holds a finished case.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string cmd = std::string("exec ") + TRAINBENCH_EXE + " " + cases +
+                            " --warmup 1 --min-steps 200 --min-time 0 --max-time 1 --max-noise 0 -o " + out.string() +
+                            " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool have_one = false;
+  for (int i = 0; i < 600 && !have_one; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (fs::exists(journal)) have_one = read_journal(journal.string()).records.size() >= 1;
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(have_one) << "no case reached the journal";
+  const JournalContents j = read_journal(journal.string());
+  ASSERT_GE(j.records.size(), 1u);
+  ASSERT_LT(j.records.size(), 3u) << "killed too late to test resume";
+  EXPECT_TRUE(j.context.has_value());
+  EXPECT_EQ(j.records[0].name, "mobilenet_v2:b1:fp32:nchw:cpu");
+  EXPECT_EQ(j.records[0].status, Status::ok);
+
+  const Run r = trainbench(cases + " --resume" + kFast + " -o " + out.string(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("already measured"), std::string::npos) << r.err;
+  const ResultsFile f = read_results(out.string());
+  ASSERT_EQ(f.benchmarks.size(), 3u);
+  EXPECT_EQ(f.benchmarks[0].name, "mobilenet_v2:b1:fp32:nchw:cpu");
+  // The first case was not measured again: its samples are the journal's (min-steps 200 run).
+  EXPECT_EQ(f.benchmarks[0].samples_s, j.records[0].samples_s);
+  for (const auto& b : f.benchmarks) EXPECT_EQ(b.status, Status::ok) << b.name << ": " << b.error;
+}
+
+TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
+  const fs::path dir = temp_dir("list");
+  const Run r = trainbench("list", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* m : {"alexnet", "vgg11", "vgg16", "vgg19", "googlenet", "inception3", "inception4", "resnet18",
+                        "resnet34", "resnet50", "resnet101", "resnet152", "resnet50_v2", "mobilenet_v1",
+                        "mobilenet_v2", "densenet121"}) {
+    EXPECT_NE(r.out.find(std::string("\n") + m + " "), std::string::npos) << m;
+  }
+  EXPECT_NE(r.out.find("25,557,032"), std::string::npos);  // resnet50
+  EXPECT_NE(r.out.find("quick"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainbench

@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "runner/suite.h"
+
+namespace trainbench {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("trainbench_test_" + name + ".toml");
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+void expect_suite_error(const std::string& text, const std::string& fragment) {
+  const std::string path = write_temp("bad", text);
+  try {
+    (void)load_suite(path);
+    FAIL() << "no error for:\n" << text;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Suite, BuiltInQuickSuiteLoadsAndPlans) {
+  const Suite s = load_suite("quick");
+  EXPECT_EQ(s.name, "quick");
+  EXPECT_FALSE(s.description.empty());
+  ASSERT_FALSE(s.groups.empty());
+  EXPECT_FALSE(make_plan(s.groups[0]).empty());
+}
+
+TEST(Suite, EveryBuiltInSuiteLoads) {
+  const auto names = builtin_suites();
+  EXPECT_FALSE(names.empty());
+  for (const auto& n : names) EXPECT_NO_THROW(load_suite(n)) << n;
+}
+
+TEST(Suite, ReadsGroupsAndSettings) {
+  const Suite s = load_suite(write_temp("good", R"(description = "d"
+[settings]
+max_time = 3.5
+warmup = 1
+[[group]]
+model = ["resnet18", "alexnet"]
+batch = [4, 8]
+layout = "nhwc"
+[[group]]
+model = "mobilenet_v2"
+batch = 2
+)"));
+  ASSERT_EQ(s.groups.size(), 2u);
+  EXPECT_EQ(make_plan(s.groups[0]).size(), 4u);
+  EXPECT_EQ(s.groups[0].layouts, std::vector<std::string>{"nhwc"});
+  EXPECT_DOUBLE_EQ(*s.settings.max_time, 3.5);
+  EXPECT_EQ(*s.settings.warmup, 1);
+  EXPECT_FALSE(s.settings.min_time.has_value());
+}
+
+TEST(Suite, MalformedSuitesFailWithFileAndLine) {
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [8]\nbatchh = [16]\n", ":4: unknown key 'batchh'");
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = []\n", ":3: key 'batch' is an empty list");
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [\"eight\"]\n", ":3: key 'batch' has a value of the wrong type");
+  expect_suite_error("[[group]]\nmodel = [\"resnet5\"]\nbatch = [8]\n", ":2: unknown model 'resnet5'");
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [8]\nprecision = [\"fp64\"]\n", "unknown precision 'fp64'");
+  expect_suite_error("[settings]\nmax_tme = 3\n[[group]]\nmodel = \"resnet18\"\nbatch = 1\n", ":2: unknown key 'max_tme'");
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"\n", ":");  // TOML syntax error
+  expect_suite_error("description = \"nothing\"\n", "no [[group]]");
+}
+
+TEST(Suite, UnknownNameListsTheBuiltIns) {
+  try {
+    (void)load_suite("quik");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("quick"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace trainbench
