@@ -23,7 +23,7 @@ test: build
 
 bench: build
 	TRAINBENCH_WITH_PYTHON=1 ./scripts/setup-deps.sh
-	./bench/vs_pytorch.sh
+	/usr/bin/python3 bench/vs_pytorch.py --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

@@ -14,6 +14,7 @@ int bad_input(const std::string& what) {
 void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--warmup", warmup, "Warm-up steps before timing (not counted)")->check(CLI::NonNegativeNumber);
   app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(CLI::PositiveNumber);
+  app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(CLI::PositiveNumber);
   app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(CLI::NonNegativeNumber);
   app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")->check(CLI::PositiveNumber);
   app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
@@ -29,6 +30,7 @@ ChildSettings MeasureFlags::resolve() const {
   ChildSettings s;
   s.measure.warmup_steps = warmup;
   s.measure.min_steps = min_steps;
+  s.measure.max_steps = max_steps;
   s.measure.min_time_s = min_time_s;
   s.measure.max_time_s = max_time_s;
   s.measure.max_noise = max_noise_pct / 100.0;
@@ -39,6 +41,7 @@ ChildSettings MeasureFlags::resolve() const {
 
 std::vector<std::string> MeasureFlags::child_args() const {
   std::vector<std::string> a = {"--warmup",    std::to_string(warmup),        "--min-steps", std::to_string(min_steps),
+                                "--max-steps", std::to_string(max_steps),
                                 "--min-time",  fmt::format("{}", min_time_s), "--max-time",  fmt::format("{}", max_time_s),
                                 "--max-noise", fmt::format("{}", max_noise_pct)};
   if (!memory_limit.empty()) {
@@ -100,6 +103,11 @@ int main_entry(int argc, char** argv) {
     if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, result_fd);
   } catch (const InputError& e) {
     return bad_input(e.what());
+  } catch (const std::exception& e) {
+    // Anything else at setup (an unreadable results file, a failed write): one line, not a backtrace.
+    const std::string what = e.what();
+    std::cerr << "trainbench: error: " << what.substr(0, what.find('\n')) << std::endl;
+    return kExitFailure;
   }
   return kExitOk;
 }

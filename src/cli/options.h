@@ -14,6 +14,7 @@ namespace trainbench::cli {
 struct MeasureFlags {
   long warmup = 2;
   long min_steps = 5;
+  long max_steps = 100000;
   double min_time_s = 2.0;
   double max_time_s = 60.0;
   double max_noise_pct = 2.0;

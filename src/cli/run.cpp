@@ -154,7 +154,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   const std::string journal_path = journal_path_for(o.output);
   std::vector<Record> done;
   std::optional<Context> context;
-  if (o.resume) {
+  if (o.resume) try {
     if (fs::exists(o.output)) {
       ResultsFile previous = read_results(o.output);
       context = previous.context;
@@ -169,6 +169,8 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
         if (have.insert(r.name).second) done.push_back(std::move(r));
       }
     }
+  } catch (const ResultsError& e) {
+    throw InputError(std::string("cannot resume: ") + e.what());
   }
   std::set<std::string> done_names;
   for (const auto& r : done) done_names.insert(r.name);
