@@ -150,8 +150,10 @@ TEST(FlopsOfLayers, Linear) {
   EXPECT_DOUBLE_EQ(count_flops([&] { no_bias->forward(torch::randn({3, 10})); }), 2.0 * 3 * 5 * 10);
 }
 
-// ResNet-50 at 224: 4.09 G multiply-adds (as fvcore / ptflops report) = 8.18 GFLOPs. By hand:
-// stem 118.0M MACs, stages 1-4 about 680M, 1,030M, 1,470M, 811M, FC 2.0M -> 4.089 G MACs.
+// ResNet-50 at 224: 4.09 G multiply-adds (as fvcore / ptflops report) = 8.18 GFLOPs. By layer shapes:
+// stem 7*7*3*64 * 112^2 = 118.0M MACs; stage 1 at 56^2: first block (64*64 + 9*64*64 + 2 * 64*256) * 56^2
+// = 231.2M, two more (256*64 + 9*64*64 + 64*256) * 56^2 = 218.4M each -> 667.9M; likewise stages 2-4
+// 1,027.6M, 1,464.3M, 809.2M; FC 2048*1000 = 2.0M; total 4.089 G MACs.
 TEST(FlopsOfModels, ResNet50Forward) {
   auto model = find_model("resnet50")->make();
   const double f = forward_flops(model, {3, 224, 224}, 1);
