@@ -21,7 +21,7 @@ namespace {
 
 const std::string kFast = " --warmup 1 --min-steps 2 --min-time 0 --max-time 1 --max-noise 100";
 
-struct Run {
+struct CmdResult {
   int code = -1;
   std::string out, err;
 };
@@ -40,11 +40,11 @@ fs::path temp_dir(const std::string& name) {
   return d;
 }
 
-Run trainbench(const std::string& args, const fs::path& dir) {
+CmdResult trainbench(const std::string& args, const fs::path& dir) {
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
   const std::string cmd = std::string(TRAINBENCH_EXE) + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null";
   const int status = std::system(cmd.c_str());
-  Run r;
+  CmdResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(out);
   r.err = slurp(err);
@@ -55,7 +55,7 @@ int count_lines(const std::string& s) { return static_cast<int>(std::count(s.beg
 
 void expect_bad_input(const std::string& args, const std::string& fragment) {
   const fs::path dir = temp_dir("bad");
-  const Run r = trainbench(args + " -o " + (dir / "r.json").string(), dir);
+  const CmdResult r = trainbench(args + " -o " + (dir / "r.json").string(), dir);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
   EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
@@ -79,7 +79,7 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
 
 TEST(Cli, UnwritableOutputIsBadInput) {
   const fs::path dir = temp_dir("unwritable");
-  const Run r = trainbench("run --model resnet18 --batch 1 -o /proc/trainbench/r.json", dir);
+  const CmdResult r = trainbench("run --model resnet18 --batch 1 -o /proc/trainbench/r.json", dir);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("/proc/trainbench/r.json"), std::string::npos) << r.err;
@@ -89,7 +89,7 @@ TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
   const fs::path dir = temp_dir("oom");
   const fs::path out = dir / "r.json";
   // b512 needs gigabytes of activations; b1 fits in the limit. The OOM case runs first.
-  const Run r = trainbench("run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
+  const CmdResult r = trainbench("run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
                            " --memory-limit 1G" + kFast + " -o " + out.string(), dir);
   EXPECT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
@@ -111,7 +111,7 @@ TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
 TEST(Cli, MeasuredRecordHasEveryNumber) {
   const fs::path dir = temp_dir("ok");
   const fs::path out = dir / "r.json";
-  const Run r = trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   ASSERT_EQ(f.benchmarks.size(), 1u);
@@ -162,7 +162,7 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   EXPECT_EQ(j.records[0].name, "mobilenet_v2:b1:fp32:nchw:cpu");
   EXPECT_EQ(j.records[0].status, Status::ok);
 
-  const Run r = trainbench(cases + " --resume" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = trainbench(cases + " --resume" + kFast + " -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("already measured"), std::string::npos) << r.err;
   const ResultsFile f = read_results(out.string());
@@ -175,7 +175,7 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
 
 TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
   const fs::path dir = temp_dir("list");
-  const Run r = trainbench("list", dir);
+  const CmdResult r = trainbench("list", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* m : {"alexnet", "vgg11", "vgg16", "vgg19", "googlenet", "inception3", "inception4", "resnet18",
                         "resnet34", "resnet50", "resnet101", "resnet152", "resnet50_v2", "mobilenet_v1",

@@ -1,12 +1,14 @@
-// `trainbench list`: the models and suites, with input shape, default batch and parameter count.
+// `trainbench list`: every workload (the CNN zoo and the study's others) with input, default batch,
+// parameter count and forward FLOPs, counted from the real model; then the built-in suites.
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "models/registry.h"
+#include "core/flops.h"
 #include "runner/suite.h"
+#include "workloads/registry.h"
 
 namespace trainbench::cli {
 namespace {
@@ -20,15 +22,27 @@ std::string grouped(int64_t n) {
 }  // namespace
 
 int cmd_list() {
-  torch::NoGradGuard no_grad;
-  std::cout << fmt::format("{:<14} {:<7} {:<13} {:>7} {:>13}  {}\n", "model", "family", "input", "batch",
-                           "parameters", "description");
-  for (const auto& m : models::all_models()) {
-    auto module = m.make();  // counted from the real model, not a table
-    std::string shape;
-    for (int64_t d : m.input_shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-    std::cout << fmt::format("{:<14} {:<7} {:<13} {:>7} {:>13}  {}\n", m.name, m.family, shape, m.default_batch,
-                             grouped(models::parameter_count(*module.ptr())), m.description);
+  configure_threads(0);
+  std::cout << fmt::format("{:<14} {:<11} {:<11} {:>6} {:>13} {:>9}  {}\n", "model", "family", "input", "batch",
+                           "parameters", "fwd GFLOP", "description");
+  for (const auto& w : all_workloads()) {
+    WorkloadOptions o;
+    o.model = w.name;
+    o.batch = 1;
+    o.forward_only = true;  // no optimizer state needed to count
+    std::string params = "?", gflops = "?";
+    try {
+      const auto built = make_workload(o);
+      params = grouped(built->parameters());
+      gflops = fmt::format("{:.3g}", built->flops_per_step() / 1e9);
+    } catch (const std::exception& e) {
+      params = "error";
+    }
+    std::cout << fmt::format("{:<14} {:<11} {:<11} {:>6} {:>13} {:>9}  {}\n", w.name, w.family, w.input,
+                             w.default_batch, params, gflops, w.description);
+    for (const auto& p : w.params) {
+      std::cout << fmt::format("{:<14}   --set {}={}  {}\n", "", p.key, p.default_value, p.help);
+    }
   }
   std::cout << "\n" << fmt::format("{:<14} {}\n", "suite", "description");
   for (const auto& name : builtin_suites()) {

@@ -68,6 +68,7 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_option("--layout", run.layouts, "nchw or nhwc (channels-last), comma-separated");
   run_cmd->add_option("--optimizer", run.optimizers, "sgd, momentum, adam, adamw, comma-separated");
   run_cmd->add_option("--threads", run.threads, "Intra-op threads, comma-separated (0: one per core)");
+  run_cmd->add_option("--set", run.sets, "Workload parameter key=value (a comma list is a sweep axis); repeatable");
   run_cmd->add_flag("--forward-only", run.forward_only, "Time inference (forward pass) only");
   run_cmd->add_option("--suite,-s", run.suite, "A built-in suite name (quick, ...) or a suite .toml file");
   run_cmd->add_option("--case", run.cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");

@@ -32,6 +32,7 @@ struct MeasureFlags {
 struct RunOptions {
   std::string models, batches, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd", threads = "0";
   bool forward_only = false;
+  std::vector<std::string> sets;  // --set key=v1,v2
   std::string suite;
   std::vector<std::string> cases;
   std::string output;

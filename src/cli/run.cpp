@@ -71,6 +71,7 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite) {
       for (auto& c : make_plan(s)) plan.push_back(std::move(c));
     }
   }
+  if (!o.sets.empty() && o.models.empty()) throw InputError("--set needs --model (it sets that workload's parameters)");
   if (!o.models.empty() || !o.batches.empty()) {
     Sweep s;
     s.models = o.models.empty() ? std::vector<std::string>{} : split_list(o.models, "model");
@@ -87,6 +88,7 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite) {
       s.threads.push_back(std::stoi(t));
     }
     s.forward_only = o.forward_only;
+    s.params = params_product(parse_sets(o.sets));
     for (auto& c : make_plan(s)) plan.push_back(std::move(c));
   }
   if (plan.empty()) throw InputError("nothing to run: give --model and --batch, --suite NAME, or --case DESCRIPTOR");

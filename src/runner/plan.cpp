@@ -1,5 +1,7 @@
 #include "runner/plan.h"
 
+#include "workloads/registry.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -16,8 +18,14 @@ void check_one_of(const std::string& value, const std::vector<std::string>& allo
 
 }  // namespace
 
-void validate_case(const Case& c) {
-  if (!is_known_model(c.model)) throw InputError("unknown model '" + c.model + "' (see `trainbench list`)");
+void validate_case(Case& c) {
+  const WorkloadInfo* w = find_workload(c.model);
+  if (w == nullptr) throw InputError("unknown model '" + c.model + "' (see `trainbench list`)");
+  try {
+    c.params = canonical_params(*w, c.params);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
   if (c.batch <= 0) throw InputError("bad batch size " + std::to_string(c.batch) + " (must be > 0)");
   check_one_of(c.precision, known_precisions(), "precision");
   check_one_of(c.layout, known_layouts(), "layout");
@@ -70,6 +78,37 @@ std::vector<Case> make_plan(const Sweep& s) {
     }
   }
   return plan;
+}
+
+std::vector<std::map<std::string, std::string>> params_product(
+    const std::map<std::string, std::vector<std::string>>& values) {
+  std::vector<std::map<std::string, std::string>> out = {{}};
+  for (const auto& [key, options] : values) {
+    std::vector<std::map<std::string, std::string>> next;
+    for (const auto& partial : out) {
+      for (const auto& v : options) {
+        auto p = partial;
+        p[key] = v;
+        next.push_back(std::move(p));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> parse_sets(const std::vector<std::string>& sets) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& s : sets) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
+      throw InputError("bad --set '" + s + "' (expected key=value or key=v1,v2)");
+    }
+    const std::string key = s.substr(0, eq);
+    if (out.count(key)) throw InputError("--set " + key + " given twice (give one comma list instead)");
+    out[key] = split_list(s.substr(eq + 1), "--set " + key);
+  }
+  return out;
 }
 
 std::vector<std::string> split_list(const std::string& text, const std::string& what) {

@@ -30,8 +30,16 @@ class InputError : public std::invalid_argument {
 // Throws InputError for an unknown model, batch <= 0, unknown precision/layout/optimizer/device.
 std::vector<Case> make_plan(const Sweep& sweep);
 
-// Checks one case as make_plan checks a sweep (for `run --case` and `--resume`).
-void validate_case(const Case& c);
+// Checks one case as make_plan checks a sweep (for `run --case` and `--resume`), and puts its
+// parameters in canonical form (values equal to the default dropped).
+void validate_case(Case& c);
+
+// The cartesian product of parameter value lists: {a: [1, 2], b: [x]} -> [{a:1,b:x}, {a:2,b:x}].
+std::vector<std::map<std::string, std::string>> params_product(
+    const std::map<std::string, std::vector<std::string>>& values);
+
+// Parses `--set key=v1,v2` arguments into value lists. Throws InputError.
+std::map<std::string, std::vector<std::string>> parse_sets(const std::vector<std::string>& sets);
 
 // Parses "16,32,64" style lists. `what` names the flag in the error.
 std::vector<std::string> split_list(const std::string& text, const std::string& what);

@@ -1,5 +1,6 @@
 #include "runner/suite.h"
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -40,6 +41,31 @@ T read_scalar(const std::string& path, const std::string& key, const toml::node&
   fail_at(path, node.source(), "key '" + key + "' has a value of the wrong type");
 }
 
+// A parameter value as text: strings as they are, numbers and booleans printed.
+std::string param_text(const std::string& path, const std::string& key, const toml::node& n) {
+  if (auto v = n.value<std::string>()) return *v;
+  if (n.is_integer()) return std::to_string(*n.value<int64_t>());
+  if (auto v = n.value<bool>(); v && n.is_boolean()) return *v ? "true" : "false";
+  if (n.is_floating_point()) return fmt::format("{}", *n.value<double>());
+  fail_at(path, n.source(), "parameter '" + key + "' has a value of the wrong type");
+}
+
+std::map<std::string, std::vector<std::string>> read_sets(const std::string& path, const toml::node& node) {
+  const auto* t = node.as_table();
+  if (t == nullptr) fail_at(path, node.source(), "key 'set' must be a table of parameters");
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [k, v] : *t) {
+    const std::string key(k.str());
+    if (const auto* arr = v.as_array()) {
+      if (arr->empty()) fail_at(path, v.source(), "parameter '" + key + "' is an empty list");
+      for (const auto& item : *arr) out[key].push_back(param_text(path, key, item));
+    } else {
+      out[key].push_back(param_text(path, key, v));
+    }
+  }
+  return out;
+}
+
 Sweep read_group(const std::string& path, const toml::table& t) {
   Sweep s;
   for (const auto& [k, node] : t) {
@@ -65,6 +91,8 @@ Sweep read_group(const std::string& path, const toml::table& t) {
     } else if (key == "threads") {
       s.threads.clear();
       for (int64_t n : read_list<int64_t>(path, key, node)) s.threads.push_back(static_cast<int>(n));
+    } else if (key == "set") {
+      s.params = params_product(read_sets(path, node));
     } else if (key == "forward_only") {
       s.forward_only = read_scalar<bool>(path, key, node);
     } else {

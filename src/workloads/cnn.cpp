@@ -14,9 +14,6 @@ namespace {
 class CnnWorkload final : public Workload {
  public:
   CnnWorkload(const models::ModelInfo& info, const WorkloadOptions& o) : options_(o) {
-    if (!o.params.empty()) {
-      throw std::invalid_argument("model '" + o.model + "' takes no parameters (got '" + o.params.begin()->first + "')");
-    }
     detail::check_precision(o);
     const torch::Device dev = o.device.torch_device();
     model_ = info.make();
@@ -76,11 +73,8 @@ class CnnWorkload final : public Workload {
 
 }  // namespace
 
-bool is_known_model(const std::string& name) { return models::find_model(name) != nullptr; }
-
-std::unique_ptr<Workload> make_workload(const WorkloadOptions& options) {
-  if (const auto* info = models::find_model(options.model)) return std::make_unique<CnnWorkload>(*info, options);
-  throw std::invalid_argument("unknown model '" + options.model + "'");
+std::unique_ptr<Workload> make_cnn_workload(const models::ModelInfo& info, const WorkloadOptions& options) {
+  return std::make_unique<CnnWorkload>(info, options);
 }
 
 }  // namespace trainbench

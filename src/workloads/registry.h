@@ -1,0 +1,55 @@
+// The workload registry: every name `--model` accepts — the CNN zoo and the study's other workloads
+// (ablation convnet, biLSTM, BERT) — with its family, unit, default batch and parameters.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace trainbench {
+
+using Params = std::map<std::string, std::string>;
+
+// One `--set key=value` parameter of a workload.
+struct ParamSpec {
+  std::string key;
+  std::string default_value;
+  std::string help;  // one line, with the allowed values or range
+  // Throws std::invalid_argument (one line) for a value this workload cannot take.
+  std::function<void(const std::string& value)> check;
+};
+
+struct WorkloadInfo {
+  std::string name;
+  std::string family;       // cnn | ablation | lstm | transformer
+  std::string unit;         // throughput unit: images/s, sequences/s
+  std::string input;        // one sample, for `trainbench list`: "3x224x224", "seq 200"
+  int64_t default_batch = 32;
+  std::string description;
+  std::vector<ParamSpec> params;
+  // Builds the workload; options.params holds every parameter (defaults filled in).
+  std::function<std::unique_ptr<Workload>(const WorkloadOptions& options)> make;
+};
+
+const std::vector<WorkloadInfo>& all_workloads();
+const WorkloadInfo* find_workload(const std::string& name);
+
+// Checks `given` against the workload's parameters and returns them without the ones equal to their
+// default (the canonical form a descriptor prints). Throws std::invalid_argument naming the bad key
+// or value in one line.
+Params canonical_params(const WorkloadInfo& w, const Params& given);
+// Every parameter of the workload: `given` over the defaults.
+Params effective_params(const WorkloadInfo& w, const Params& given);
+
+// Value checks for ParamSpec::check.
+std::function<void(const std::string&)> int_in_range(int64_t lo, int64_t hi);
+std::function<void(const std::string&)> one_of(std::vector<std::string> values);
+
+// Parameter helpers for workload constructors (the values were checked already).
+int64_t param_int(const Params& p, const std::string& key);
+const std::string& param_str(const Params& p, const std::string& key);
+
+}  // namespace trainbench
