@@ -1,0 +1,103 @@
+// A BERT-Base-shaped Transformer encoder (Devlin et al. 2018), trained from scratch with the masked-LM
+// head: the same modules and parameter names as Hugging Face's BertModel / BertForMaskedLM, so the
+// default options give bert-base-uncased's counts. Attention is written out with matmuls
+// (softmax(q k^T / sqrt(d)) v) so that core/flops.h counts its FLOPs as well as the linear layers'.
+#pragma once
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <utility>
+
+namespace trainbench::models {
+
+struct BertOptions {
+  // The feed-forward width in effect. (First: TORCH_ARG leaves the members after it private.)
+  int64_t ffn() const { return intermediate_ > 0 ? intermediate_ : 4 * hidden_; }
+
+  TORCH_ARG(int64_t, vocab) = 30522;
+  TORCH_ARG(int64_t, hidden) = 768;
+  TORCH_ARG(int64_t, layers) = 12;
+  TORCH_ARG(int64_t, heads) = 12;        // must divide hidden
+  TORCH_ARG(int64_t, intermediate) = 0;  // feed-forward width; 0 means 4 * hidden
+  TORCH_ARG(int64_t, max_pos) = 512;     // longest sequence the position embedding covers
+  TORCH_ARG(int64_t, type_vocab) = 2;    // segments
+  TORCH_ARG(double, dropout) = 0.1;      // hidden and attention-probability dropout
+  TORCH_ARG(double, layer_norm_eps) = 1e-12;
+};
+
+// Token + position + segment embeddings, summed, then LayerNorm and dropout.
+struct BertEmbeddingsImpl : torch::nn::Module {
+  explicit BertEmbeddingsImpl(const BertOptions& o);
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+
+  torch::nn::Embedding word_embeddings{nullptr}, position_embeddings{nullptr}, token_type_embeddings{nullptr};
+  torch::nn::LayerNorm layer_norm{nullptr};
+  torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(BertEmbeddings);
+
+// Multi-head self-attention, no mask (every synthetic token is real): Q, K, V and output linears with bias.
+struct BertSelfAttentionImpl : torch::nn::Module {
+  explicit BertSelfAttentionImpl(const BertOptions& o);
+  torch::Tensor forward(const torch::Tensor& x);  // [N, T, H] -> [N, T, H], before the residual
+
+  int64_t heads;
+  torch::nn::Linear query{nullptr}, key{nullptr}, value{nullptr}, output{nullptr};
+  torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(BertSelfAttention);
+
+// One post-LN encoder layer: attention, residual + LayerNorm, GELU feed-forward, residual + LayerNorm.
+struct BertLayerImpl : torch::nn::Module {
+  explicit BertLayerImpl(const BertOptions& o);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  BertSelfAttention attention{nullptr};
+  torch::nn::LayerNorm attention_norm{nullptr};
+  torch::nn::Linear intermediate{nullptr}, output{nullptr};
+  torch::nn::LayerNorm output_norm{nullptr};
+  torch::nn::Dropout dropout{nullptr};
+};
+TORCH_MODULE(BertLayer);
+
+// Embeddings, the encoder stack and the pooler (dense + tanh on the first token): Hugging Face's BertModel.
+struct BertModelImpl : torch::nn::Module {
+  explicit BertModelImpl(const BertOptions& o = {});
+  // [N, T] ids and segment ids -> {sequence output [N, T, H], pooled output [N, H]}
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+
+  BertOptions options;
+  BertEmbeddings embeddings{nullptr};
+  torch::nn::ModuleList encoder{nullptr};
+  torch::nn::Linear pooler{nullptr};
+};
+TORCH_MODULE(BertModel);
+
+// BertModel with the masked-LM head: dense + GELU + LayerNorm, then a decoder whose weight is the token
+// embedding (tied) with a bias of its own.
+struct BertMaskedLMImpl : torch::nn::Module {
+  explicit BertMaskedLMImpl(const BertOptions& o = {});
+  // [N, T] ids and segment ids -> [N, T, vocab] logits. The pooled output is computed (it is part of
+  // the model's cost) but no loss reads it.
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+
+  // Distinct parameter elements, the tied decoder weight counted once.
+  int64_t parameter_count() const;
+  // The same for the BertModel part alone (embeddings, encoder, pooler).
+  int64_t encoder_parameter_count() const;
+
+  BertModel bert{nullptr};
+  torch::nn::Linear transform{nullptr};
+  torch::nn::LayerNorm transform_norm{nullptr};
+  torch::Tensor decoder_bias;
+};
+TORCH_MODULE(BertMaskedLM);
+
+// Elements of the distinct parameter tensors of `module` (a tensor registered twice counts once).
+int64_t unique_parameter_count(const torch::nn::Module& module);
+
+// BERT's initialisation of every submodule of `module` (not `module` itself): linear and embedding
+// weights N(0, 0.02), biases 0, LayerNorm 1 and 0.
+void init_bert_weights(torch::nn::Module& module);
+
+}  // namespace trainbench::models

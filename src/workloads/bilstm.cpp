@@ -1,0 +1,66 @@
+// The biLSTM sequence classifier of models/bilstm.h on synthetic token ids and labels, cross-entropy loss.
+// Throughput is in sequences; tokens/s is that times params.seq.
+#include <torch/torch.h>
+
+#include "core/flops.h"
+#include "models/bilstm.h"
+#include "models/registry.h"
+#include "workloads/study_models.h"
+#include "workloads/training.h"
+
+namespace trainbench {
+namespace {
+
+class BiLSTMWorkload final : public detail::LossWorkload {
+ public:
+  explicit BiLSTMWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
+    const torch::Device dev = o.device.torch_device();
+    const auto options = models::BiLSTMOptions()
+                             .vocab(param_int(o.params, "vocab"))
+                             .embed(param_int(o.params, "embed"))
+                             .hidden(param_int(o.params, "hidden"))
+                             .layers(param_int(o.params, "layers"))
+                             .classes(param_int(o.params, "classes"));
+    const int64_t seq = param_int(o.params, "seq");
+    model_ = models::BiLSTM(options);
+    model_->to(dev);
+    const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
+    tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
+    labels_ = torch::randint(0, options.classes(), {o.batch}, ids);
+    // By formula: aten::lstm hides its GEMMs from core/flops.h (see models/bilstm.h).
+    finish_setup(*model_, models::bilstm_forward_flops(options, o.batch, seq), models::parameter_count(*model_));
+  }
+
+ private:
+  torch::Tensor forward() override { return model_->forward(tokens_); }
+  torch::Tensor loss(const torch::Tensor& logits) override {
+    return torch::nn::functional::cross_entropy(logits, labels_);
+  }
+
+  models::BiLSTM model_{nullptr};
+  torch::Tensor tokens_, labels_;
+};
+
+}  // namespace
+
+WorkloadInfo bilstm_workload_info() {
+  WorkloadInfo w;
+  w.name = "bilstm";
+  w.family = "lstm";
+  w.unit = "sequences/s";
+  w.input = "seq 100";
+  w.default_batch = 64;
+  w.description = "Sequence classifier: embedding, bidirectional LSTM (batch-first), mean over time, linear";
+  w.params = {
+      {"vocab", "20000", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
+      {"embed", "256", "embedding width, 1 to 65536", int_in_range(1, 65536)},
+      {"hidden", "256", "LSTM hidden size per direction, 1 to 65536", int_in_range(1, 65536)},
+      {"layers", "2", "stacked bidirectional LSTM layers, 1 to 64", int_in_range(1, 64)},
+      {"seq", "100", "tokens per sequence, 1 to 100000", int_in_range(1, 100'000)},
+      {"classes", "2", "output classes, 2 to 100000", int_in_range(2, 100'000)},
+  };
+  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<BiLSTMWorkload>(o); };
+  return w;
+}
+
+}  // namespace trainbench

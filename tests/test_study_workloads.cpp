@@ -1,0 +1,246 @@
+// The study's non-CNN workloads: parameter and FLOP counts against hand-derived formulas, BERT-Base's
+// pinned counts, a few training steps with a falling loss, bf16 on CPU, and parameter checks.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/bert.h"
+#include "models/bilstm.h"
+#include "workloads/registry.h"
+#include "workloads/workload.h"
+
+namespace trainbench {
+namespace {
+
+WorkloadOptions options_for(const std::string& model, Params params, int64_t batch) {
+  WorkloadOptions o;
+  o.model = model;
+  o.params = std::move(params);
+  o.batch = batch;
+  return o;
+}
+
+// Runs `steps` training steps and returns every loss.
+std::vector<double> train(Workload& w, int steps) {
+  std::vector<double> losses;
+  for (int i = 0; i < steps; ++i) {
+    w.step();
+    losses.push_back(w.last_loss());
+  }
+  return losses;
+}
+
+void expect_falling(const std::vector<double>& l) {
+  ASSERT_GE(l.size(), 4u);
+  for (double x : l) ASSERT_TRUE(std::isfinite(x)) << x;
+  const double first = (l[0] + l[1]) / 2.0;
+  const double last = (l[l.size() - 2] + l.back()) / 2.0;
+  EXPECT_LT(last, first) << "first two " << l[0] << ", " << l[1] << "; last two " << l[l.size() - 2] << ", "
+                         << l.back();
+}
+
+// ---- convnet ---------------------------------------------------------------------------------------
+
+// Every convolution has stride 1, same padding and no bias, so its forward FLOPs are
+// 2 * H * W * (its weights) per sample, and the model's are 2 * H * W * (all weights).
+TEST(StudyConvNet, ParametersAndFlopsByHand) {
+  const int64_t c = 8, depth = 3, image = 10, batch = 2;
+  for (int64_t k : {3, 5}) {
+    const int64_t stem = 3 * c * k * k;
+    const struct {
+      const char* variant;
+      int64_t block;  // weights of one block
+    } cases[] = {
+        {"conv", c * c * k * k},                // A: C -> C, k x k
+        {"separable", c * k * k + c * c},       // B: depthwise k x k (one filter per channel), then 1 x 1 C -> C
+        {"depthwise", c * k * k},               // C: depthwise k x k alone
+    };
+    for (const auto& cs : cases) {
+      SCOPED_TRACE(std::string(cs.variant) + " k=" + std::to_string(k));
+      const int64_t weights = stem + depth * cs.block;
+      const double forward = 2.0 * image * image * static_cast<double>(weights) * batch;
+      auto o = options_for("convnet",
+                           {{"variant", cs.variant}, {"channels", std::to_string(c)}, {"depth", std::to_string(depth)},
+                            {"image", std::to_string(image)}, {"kernel", std::to_string(k)}},
+                           batch);
+      o.forward_only = true;
+      auto w = make_workload(o);
+      EXPECT_EQ(w->parameters(), weights);
+      EXPECT_DOUBLE_EQ(w->flops_per_step(), forward);
+      EXPECT_EQ(w->samples_per_step(), batch);
+      EXPECT_EQ(w->unit(), "images/s");
+      w->step();
+      EXPECT_EQ(w->last_loss(), 0.0) << "forward-only has no loss";
+
+      o.forward_only = false;
+      auto t = make_workload(o);
+      EXPECT_DOUBLE_EQ(t->flops_per_step(), 3.0 * forward);
+    }
+  }
+}
+
+TEST(StudyConvNet, TrainsChannelsLast) {
+  torch::manual_seed(0);
+  auto o = options_for("convnet", {{"channels", "4"}, {"depth", "2"}, {"image", "8"}}, 2);
+  o.layout = "nhwc";
+  auto w = make_workload(o);
+  const auto l = train(*w, 3);
+  for (double x : l) EXPECT_TRUE(std::isfinite(x));
+  EXPECT_NE(l[0], l[2]) << "the weights moved";
+}
+
+// ---- bilstm ----------------------------------------------------------------------------------------
+
+TEST(StudyBiLSTM, ParameterCountAndFlopsByFormula) {
+  const int64_t vocab = 50, embed = 12, hidden = 10, layers = 3, classes = 4, seq = 7, batch = 3;
+  // LibTorch's LSTM, per layer and direction: W_ih 4h x input, W_hh 4h x h, b_ih and b_hh 4h each;
+  // input = embed for layer 0, 2h (both directions) above it.
+  int64_t lstm = 0;
+  double gate_flops = 0.0;  // per time step of one sequence
+  for (int64_t l = 0; l < layers; ++l) {
+    const int64_t input = l == 0 ? embed : 2 * hidden;
+    lstm += 2 * (4 * hidden * (input + hidden) + 8 * hidden);
+    gate_flops += 2 * (2.0 * 4 * hidden * (input + hidden));
+  }
+  const int64_t expected = vocab * embed + lstm + (2 * hidden * classes + classes);
+  const double forward = batch * (seq * gate_flops + 2.0 * 2 * hidden * classes);
+
+  auto w = make_workload(options_for("bilstm",
+                                     {{"vocab", std::to_string(vocab)}, {"embed", std::to_string(embed)},
+                                      {"hidden", std::to_string(hidden)}, {"layers", std::to_string(layers)},
+                                      {"classes", std::to_string(classes)}, {"seq", std::to_string(seq)}},
+                                     batch));
+  EXPECT_EQ(w->parameters(), expected);
+  EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
+  EXPECT_EQ(w->unit(), "sequences/s");
+  EXPECT_EQ(w->samples_per_step(), batch);
+
+  models::BiLSTM m(models::BiLSTMOptions().vocab(vocab).embed(embed).hidden(hidden).layers(layers).classes(classes));
+  EXPECT_EQ(m->forward(torch::randint(0, vocab, {batch, seq})).sizes(), (std::vector<int64_t>{batch, classes}));
+}
+
+TEST(StudyBiLSTM, TinyTrainsWithFallingLoss) {
+  torch::manual_seed(0);
+  auto o = options_for("bilstm", {{"vocab", "100"}, {"embed", "16"}, {"hidden", "16"}, {"seq", "12"}}, 8);
+  o.optimizer = "adam";
+  auto w = make_workload(o);
+  expect_falling(train(*w, 10));
+}
+
+// ---- bert ------------------------------------------------------------------------------------------
+
+// bert-base-uncased: BertModel (embeddings, 12 layers, pooler) has 109,482,240 parameters; with the
+// masked-LM head (transform dense + LayerNorm, decoder bias; decoder weight tied) 110,104,890.
+TEST(StudyBert, DefaultParameterCountsAreBertBase) {
+  models::BertMaskedLM m;
+  EXPECT_EQ(m->encoder_parameter_count(), 109'482'240);
+  EXPECT_EQ(m->parameter_count(), 110'104'890);
+  EXPECT_EQ(m->parameter_count(), m->encoder_parameter_count() + (768 * 768 + 768) + 2 * 768 + 30522);
+}
+
+// Forward FLOPs per sequence (T tokens, width H, F = 4H, vocab V, L layers), 2 per multiply-add:
+// per layer Q, K, V, output 4 * 2TH^2, scores q k^T and probs v 2 * 2T^2H, feed-forward 2 * 2THF;
+// pooler 2H^2 on the first token; MLM transform 2TH^2 and decoder 2THV.
+TEST(StudyBert, TinyFlopsAndParametersByFormula) {
+  const int64_t layers = 2, h = 64, heads = 2, vocab = 100, t = 16, batch = 2, f = 4 * h;
+  const double per_layer = 4 * 2.0 * t * h * h + 2 * 2.0 * t * t * h + 2 * 2.0 * t * h * f;
+  const double forward = batch * (layers * per_layer + 2.0 * h * h + 2.0 * t * h * h + 2.0 * t * h * vocab);
+  const int64_t max_pos = 32;
+  const int64_t embeddings = vocab * h + max_pos * h + 2 * h + 2 * h;
+  const int64_t layer = 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h) + 2 * h;
+  const int64_t encoder = embeddings + layers * layer + (h * h + h);
+  const int64_t mlm = encoder + (h * h + h) + 2 * h + vocab;
+
+  auto o = options_for("bert",
+                       {{"layers", std::to_string(layers)}, {"hidden", std::to_string(h)},
+                        {"heads", std::to_string(heads)}, {"vocab", std::to_string(vocab)},
+                        {"seq", std::to_string(t)}, {"max_pos", std::to_string(max_pos)}},
+                       batch);
+  auto w = make_workload(o);
+  EXPECT_EQ(w->parameters(), mlm);
+  EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
+  EXPECT_EQ(w->unit(), "sequences/s");
+
+  models::BertMaskedLM m(models::BertOptions().layers(layers).hidden(h).heads(heads).vocab(vocab).max_pos(max_pos));
+  EXPECT_EQ(m->encoder_parameter_count(), encoder);
+  const auto ids = torch::randint(0, vocab, {batch, t});
+  EXPECT_EQ(m->forward(ids, torch::zeros_like(ids)).sizes(), (std::vector<int64_t>{batch, t, vocab}));
+}
+
+TEST(StudyBert, TinyTrainsWithFallingLoss) {
+  torch::manual_seed(0);
+  auto o = options_for("bert", {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"}}, 4);
+  o.optimizer = "adamw";
+  auto w = make_workload(o);
+  expect_falling(train(*w, 10));
+}
+
+// ---- every study workload ----------------------------------------------------------------------------
+
+const std::vector<std::pair<std::string, Params>> kTiny = {
+    {"convnet", {{"channels", "4"}, {"depth", "2"}, {"image", "8"}}},
+    {"bilstm", {{"vocab", "50"}, {"embed", "8"}, {"hidden", "8"}, {"seq", "6"}}},
+    {"bert", {{"layers", "1"}, {"hidden", "32"}, {"heads", "2"}, {"vocab", "50"}, {"seq", "8"}}},
+};
+
+TEST(StudyWorkloads, Bf16OnCpuGivesAFiniteLoss) {
+  for (const auto& [model, params] : kTiny) {
+    SCOPED_TRACE(model);
+    auto o = options_for(model, params, 2);
+    o.precision = "bf16";
+    auto w = make_workload(o);
+    w->step();
+    EXPECT_TRUE(std::isfinite(w->last_loss()));
+    o.forward_only = true;
+    make_workload(o)->step();
+  }
+}
+
+TEST(StudyWorkloads, Fp16NeedsAGpu) {
+  for (const auto& [model, params] : kTiny) {
+    auto o = options_for(model, params, 2);
+    o.precision = "fp16";
+    EXPECT_THROW(make_workload(o), std::invalid_argument) << model;
+  }
+}
+
+TEST(StudyWorkloads, RegisteredWithFamilies) {
+  const struct {
+    const char* name;
+    const char* family;
+    const char* unit;
+  } expected[] = {{"convnet", "ablation", "images/s"}, {"bilstm", "lstm", "sequences/s"}, {"bert", "transformer", "sequences/s"}};
+  for (const auto& e : expected) {
+    const WorkloadInfo* w = find_workload(e.name);
+    ASSERT_NE(w, nullptr) << e.name;
+    EXPECT_EQ(w->family, e.family);
+    EXPECT_EQ(w->unit, e.unit);
+    EXPECT_TRUE(canonical_params(*w, effective_params(*w, {})).empty()) << "defaults pass their own checks";
+  }
+}
+
+TEST(StudyWorkloads, RejectsUnknownParametersAndBadValues) {
+  const std::vector<std::pair<std::string, Params>> bad = {
+      {"convnet", {{"variant", "bogus"}}},
+      {"convnet", {{"kernel", "4"}}},
+      {"convnet", {{"channels", "0"}}},
+      {"convnet", {{"width", "8"}}},
+      {"bilstm", {{"hidden", "x"}}},
+      {"bert", {{"seq", "600"}}},                        // > max_pos 512
+      {"bert", {{"seq", "40"}, {"max_pos", "32"}}},
+      {"bert", {{"hidden", "100"}, {"heads", "12"}}},    // heads must divide hidden
+  };
+  for (const auto& [model, params] : bad) {
+    std::string text;
+    for (const auto& [k, v] : params) text += k + "=" + v + " ";
+    EXPECT_THROW(make_workload(options_for(model, params, 2)), std::invalid_argument) << model << " " << text;
+  }
+}
+
+}  // namespace
+}  // namespace trainbench
