@@ -2,8 +2,11 @@
 // journals and result files. Field names here are the JSON contract (docs/json-schema.md).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "core/statistics.h"
 
@@ -36,6 +39,18 @@ struct Record {
   int64_t parameters = 0;
   int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
   double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it
+  std::map<std::string, std::string> params;  // workload parameters (e.g. bert layers); empty for CNNs
+
+  bool ok() const { return status == Status::ok; }
 };
+
+// JSON both ways (record.cpp). Non-finite numbers are written as null and read back as NaN.
+nlohmann::json to_json(const Record& r);
+// Throws std::runtime_error naming the missing or mistyped field, e.g. `field "throughput": missing`.
+Record record_from_json(const nlohmann::json& j);
+
+// nlohmann ADL hooks, so `json j = record;` and `j.get<Record>()` work too.
+void to_json(nlohmann::json& j, const Record& r);
+void from_json(const nlohmann::json& j, Record& r);
 
 }  // namespace trainbench

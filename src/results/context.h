@@ -1,0 +1,57 @@
+// Context: where and with what a run happened (machine, OS, LibTorch build, BLAS, threads, device).
+// Collected once per run by the parent; written as the "context" object of a results file and as the
+// journal header, so a resumed run keeps the context of its first start.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace trainbench {
+
+struct Context {
+  std::string trainbench_version;
+  std::string git_revision;
+  std::string start_time;  // ISO 8601 UTC, e.g. 2024-05-01T12:34:56Z
+  std::string hostname;
+  std::string os;          // "Linux 6.1.0-18-amd64 (Debian GNU/Linux 12 (bookworm))"
+  std::string cpu_model;
+  int cpu_cores = 0;                         // logical CPUs (std::thread::hardware_concurrency)
+  std::optional<int> cpu_physical_cores;     // distinct (physical id, core id) pairs in /proc/cpuinfo
+  int64_t memory_bytes = 0;                  // MemTotal
+  std::string libtorch_version;              // TORCH_VERSION of the headers built against
+  std::string build;                         // cpu | cuda | rocm
+  std::optional<std::string> onednn_version; // "2.6.3", from at::show_config()
+  std::optional<std::string> cudnn_version;
+  std::optional<std::string> miopen_version;
+  std::optional<std::string> blas_library;   // real path of the BLAS shared library mapped in this process
+  std::string blas_kind = "unknown";         // openblas | mkl | blis | atlas | reference | unknown
+  int threads = 0;
+  std::string device;                        // cpu | cuda:0
+  std::string device_name;                   // cpu: the CPU model; cuda: the GPU name
+  std::optional<int64_t> device_memory_bytes;  // cpu: MemTotal; cuda: total device memory
+};
+
+// Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch
+// uses is loaded and can be named. `threads` and `device` are recorded as given.
+Context collect_context(int threads, const std::string& device);
+
+nlohmann::json to_json(const Context& c);
+// Throws std::runtime_error naming the missing or mistyped field.
+Context context_from_json(const nlohmann::json& j);
+
+void to_json(nlohmann::json& j, const Context& c);
+void from_json(const nlohmann::json& j, Context& c);
+
+namespace detail {
+// Pieces of collect_context that parse text, exposed for tests.
+std::optional<std::string> onednn_version_from_config(const std::string& show_config);
+std::optional<std::string> version_after(const std::string& text, const std::string& label);  // "CuDNN 8.9.2"
+std::string blas_kind_of(const std::string& library_path);
+// From the text of /proc/self/maps: the real path of the mapped BLAS library, preferring libblas.so*
+// (what the alternatives system chose) over the implementation it pulls in.
+std::optional<std::string> blas_library_from_maps(const std::string& maps);
+}  // namespace detail
+
+}  // namespace trainbench

@@ -1,0 +1,79 @@
+// Strict field readers shared by the Record and Context JSON readers: every missing or mistyped field
+// becomes one std::runtime_error that names the field, so a bad results file says what is wrong.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace trainbench::detail {
+
+inline const nlohmann::json& field(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) throw std::runtime_error("expected a JSON object, got " + std::string(j.type_name()));
+  auto it = j.find(key);
+  if (it == j.end()) throw std::runtime_error(std::string("field \"") + key + "\": missing");
+  return *it;
+}
+
+[[noreturn]] inline void bad_type(const char* key, const char* want, const nlohmann::json& v) {
+  throw std::runtime_error(std::string("field \"") + key + "\": expected " + want + ", got " + v.type_name());
+}
+
+inline std::string get_string(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_string()) bad_type(key, "a string", v);
+  return v.get<std::string>();
+}
+
+inline std::optional<std::string> get_optional_string(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_string()) bad_type(key, "a string or null", v);
+  return v.get<std::string>();
+}
+
+inline int64_t get_int(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_number_integer()) bad_type(key, "an integer", v);
+  return v.get<int64_t>();
+}
+
+inline std::optional<int64_t> get_optional_int(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number_integer()) bad_type(key, "an integer or null", v);
+  return v.get<int64_t>();
+}
+
+// JSON has no NaN or infinity; nlohmann writes them as null, so null reads back as NaN.
+inline double get_double(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (v.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  if (!v.is_number()) bad_type(key, "a number", v);
+  return v.get<double>();
+}
+
+inline bool get_bool(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_boolean()) bad_type(key, "true or false", v);
+  return v.get<bool>();
+}
+
+// Prefixes a nested object's field errors with its own name: `field "step_time_s.median": missing`.
+template <class F>
+auto nested(const char* key, F&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const std::runtime_error& e) {
+    std::string msg = e.what();
+    const std::string prefix = "field \"";
+    if (msg.rfind(prefix, 0) == 0) throw std::runtime_error(prefix + key + "." + msg.substr(prefix.size()));
+    throw std::runtime_error(std::string("field \"") + key + "\": " + msg);
+  }
+}
+
+}  // namespace trainbench::detail

@@ -1,0 +1,13 @@
+// Numbers for people: three significant figures, byte sizes in binary units.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace trainbench {
+
+// 12345 -> "12300", 3.14159 -> "3.14", 0.0012345 -> "0.00123", 0 -> "0"; non-finite -> "-".
+std::string format_significant(double x, int digits = 3);
+// 512 -> "512 B", 1536 -> "1.50 KiB", 3 << 30 -> "3.00 GiB"; negative (unknown) -> "-".
+std::string format_bytes(int64_t bytes);
+
+}  // namespace trainbench

@@ -1,0 +1,52 @@
+// Printers turn Records into text; nothing else. One printer per file:
+//   printer_table.cpp (console), printer_markdown.cpp, printer_csv.cpp, printer_json.cpp.
+// A new output format is one new file plus one line in print_records (printer.cpp).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "results/context.h"
+#include "results/record.h"
+#include "results/results_file.h"
+
+namespace trainbench {
+
+enum class Format { table, md, csv, json };
+
+// "table" | "md" (or "markdown") | "csv" | "json"; throws std::invalid_argument naming the bad value.
+Format format_from_string(const std::string& s);
+const char* to_string(Format f);
+
+// The whole file in the given format.
+std::string print_records(Format format, const ResultsFile& file);
+
+// Console table. The header and each row have fixed column widths so that a sweep can print the header
+// once and a row as each case ends, and the lines still line up; print_table is built from the same two.
+std::string table_header();          // column names and a rule line, each ending in '\n'
+std::string table_row(const Record& r);  // one line ending in '\n'
+
+// `context` may be null: then no context line is printed.
+std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
+std::string print_markdown(const std::vector<Record>& records, const Context* context = nullptr);
+std::string print_csv(const std::vector<Record>& records);  // one header row; every scalar field
+std::string print_json(const ResultsFile& file);           // the results file itself
+
+namespace detail {
+
+// The columns shared by the table and markdown printers, and one record's cells in them. Numbers are
+// rounded to 3 significant figures; oom and error rows show "-" in the measured columns.
+struct Column {
+  const char* title;
+  int width;          // console width (a minimum: longer cells push the row right)
+  bool right_align;
+};
+const std::vector<Column>& table_columns();
+std::vector<std::string> table_cells(const Record& r);
+// One line describing the machine and build: for the top of a table or a markdown report.
+std::string context_summary(const Context& c);
+// Length in terminal columns of UTF-8 text (code points; the tables use no wide characters).
+size_t display_width(const std::string& s);
+
+}  // namespace detail
+
+}  // namespace trainbench

@@ -1,0 +1,63 @@
+// CSV: one header row, then one row per record with every scalar field (raw step times are left out).
+// Quoting follows RFC 4180; lines end in '\n'. Numbers are written in full (shortest round-trip form).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "results/printer.h"
+
+namespace trainbench {
+
+namespace {
+
+std::string quote(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
+
+std::string params_text(const Record& r) {
+  std::string s;
+  for (const auto& [k, v] : r.params) s += (s.empty() ? "" : ";") + k + "=" + v;
+  return s;
+}
+
+const char* const kHeader[] = {
+    "name", "model", "params", "batch_size", "device", "precision", "layout", "optimizer", "forward_only", "threads",
+    "status", "error", "throughput", "unit", "step_time_median_s", "step_time_mean_s", "step_time_stddev_s",
+    "step_time_min_s", "step_time_max_s", "step_time_jitter_s", "step_time_n", "warmup_steps", "stop_reason",
+    "flops_per_step", "achieved_gflops", "parameters", "peak_memory_bytes", "wall_time_s",
+};
+
+void append_row(std::string& out, const std::vector<std::string>& cells) {
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) out += ',';
+    out += quote(cells[i]);
+  }
+  out += '\n';
+}
+
+}  // namespace
+
+std::string print_csv(const std::vector<Record>& records) {
+  std::string out;
+  append_row(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)));
+  for (const auto& r : records) {
+    const Summary& s = r.step_time_s;
+    append_row(out, {r.name, r.model, params_text(r), std::to_string(r.batch_size), r.device, r.precision, r.layout,
+                     r.optimizer, r.forward_only ? "true" : "false", std::to_string(r.threads), to_string(r.status),
+                     r.error, num(r.throughput), r.unit, num(s.median), num(s.mean), num(s.stddev), num(s.min),
+                     num(s.max), num(s.jitter), std::to_string(s.n), std::to_string(r.warmup_steps), r.stop_reason,
+                     num(r.flops_per_step), num(r.achieved_gflops), std::to_string(r.parameters),
+                     std::to_string(r.peak_memory_bytes), num(r.wall_time_s)});
+  }
+  return out;
+}
+
+}  // namespace trainbench

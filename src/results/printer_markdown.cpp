@@ -1,0 +1,40 @@
+// A GitHub-flavoured markdown table with the console table's columns, for pasting into issues and docs.
+#include "results/printer.h"
+
+namespace trainbench {
+
+namespace {
+
+std::string escape_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string md_line(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& c : cells) line += " " + escape_cell(c) + " |";
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string print_markdown(const std::vector<Record>& records, const Context* context) {
+  std::string out;
+  if (context) out += escape_cell(detail::context_summary(*context)) + "\n\n";
+  std::vector<std::string> titles;
+  std::string separator = "|";
+  for (const auto& c : detail::table_columns()) {
+    titles.emplace_back(c.title);
+    separator += c.right_align ? " ---: |" : " --- |";
+  }
+  out += md_line(titles) + separator + "\n";
+  for (const auto& r : records) out += md_line(detail::table_cells(r));
+  return out;
+}
+
+}  // namespace trainbench

@@ -1,0 +1,128 @@
+// Record <-> JSON. The field names are the contract documented in docs/json-schema.md.
+#include "results/record.h"
+
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "results/detail/json_fields.h"
+
+namespace trainbench {
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::oom: return "oom";
+    case Status::error: return "error";
+  }
+  return "error";
+}
+
+Status status_from_string(const std::string& s) {
+  if (s == "ok") return Status::ok;
+  if (s == "oom") return Status::oom;
+  if (s == "error") return Status::error;
+  throw std::invalid_argument("unknown status \"" + s + "\" (expected ok, oom or error)");
+}
+
+namespace {
+
+nlohmann::json summary_to_json(const Summary& s) {
+  return {{"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},
+          {"max", s.max},       {"jitter", s.jitter}, {"n", s.n}};
+}
+
+Summary summary_from_json(const nlohmann::json& j) {
+  using namespace detail;
+  Summary s;
+  s.median = get_double(j, "median");
+  s.mean = get_double(j, "mean");
+  s.stddev = get_double(j, "stddev");
+  s.min = get_double(j, "min");
+  s.max = get_double(j, "max");
+  s.jitter = get_double(j, "jitter");
+  s.n = get_int(j, "n");
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Record& r) {
+  nlohmann::json j;
+  j["name"] = r.name;
+  j["model"] = r.model;
+  j["params"] = nlohmann::json::object();
+  for (const auto& [k, v] : r.params) j["params"][k] = v;
+  j["batch_size"] = r.batch_size;
+  j["device"] = r.device;
+  j["precision"] = r.precision;
+  j["layout"] = r.layout;
+  j["optimizer"] = r.optimizer;
+  j["forward_only"] = r.forward_only;
+  j["threads"] = r.threads;
+  j["status"] = to_string(r.status);
+  j["error"] = r.error;
+  j["throughput"] = r.throughput;
+  j["unit"] = r.unit;
+  j["step_time_s"] = summary_to_json(r.step_time_s);
+  j["samples_s"] = r.samples_s;
+  j["warmup_steps"] = r.warmup_steps;
+  j["stop_reason"] = r.stop_reason;
+  j["flops_per_step"] = r.flops_per_step;
+  j["achieved_gflops"] = r.achieved_gflops;
+  j["parameters"] = r.parameters;
+  j["peak_memory_bytes"] = r.peak_memory_bytes;
+  j["wall_time_s"] = r.wall_time_s;
+  return j;
+}
+
+Record record_from_json(const nlohmann::json& j) {
+  using namespace detail;
+  if (!j.is_object()) throw std::runtime_error(std::string("expected a benchmark object, got ") + j.type_name());
+  Record r;
+  r.name = get_string(j, "name");
+  r.model = get_string(j, "model");
+  const auto& params = field(j, "params");
+  if (!params.is_object()) bad_type("params", "an object", params);
+  for (const auto& [k, v] : params.items()) {
+    if (!v.is_string()) throw std::runtime_error("field \"params." + k + "\": expected a string, got " + v.type_name());
+    r.params[k] = v.get<std::string>();
+  }
+  r.batch_size = get_int(j, "batch_size");
+  r.device = get_string(j, "device");
+  r.precision = get_string(j, "precision");
+  r.layout = get_string(j, "layout");
+  r.optimizer = get_string(j, "optimizer");
+  r.forward_only = get_bool(j, "forward_only");
+  r.threads = static_cast<int>(get_int(j, "threads"));
+  const std::string status = get_string(j, "status");
+  try {
+    r.status = status_from_string(status);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("field \"status\": ") + e.what());
+  }
+  r.error = get_string(j, "error");
+  r.throughput = get_double(j, "throughput");
+  r.unit = get_string(j, "unit");
+  r.step_time_s = nested("step_time_s", [&] { return summary_from_json(field(j, "step_time_s")); });
+  const auto& samples = field(j, "samples_s");
+  if (!samples.is_array()) bad_type("samples_s", "an array of numbers", samples);
+  r.samples_s.reserve(samples.size());
+  for (const auto& v : samples) {
+    if (!v.is_number()) bad_type("samples_s", "an array of numbers", v);
+    r.samples_s.push_back(v.get<double>());
+  }
+  r.warmup_steps = static_cast<long>(get_int(j, "warmup_steps"));
+  r.stop_reason = get_string(j, "stop_reason");
+  r.flops_per_step = get_double(j, "flops_per_step");
+  r.achieved_gflops = get_double(j, "achieved_gflops");
+  r.parameters = get_int(j, "parameters");
+  r.peak_memory_bytes = get_int(j, "peak_memory_bytes");
+  r.wall_time_s = get_double(j, "wall_time_s");
+  return r;
+}
+
+void to_json(nlohmann::json& j, const Record& r) { j = to_json(r); }
+void from_json(const nlohmann::json& j, Record& r) { r = record_from_json(j); }
+
+}  // namespace trainbench
