@@ -86,6 +86,7 @@ Record sample_record() {
   r.parameters = 4385920;
   r.peak_memory_bytes = (int64_t{5} << 30) + 17;
   r.wall_time_s = 12.75;
+  r.warmup_time_s = 1.5;
   return r;
 }
 
@@ -144,6 +145,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.parameters, b.parameters);
   EXPECT_EQ(a.peak_memory_bytes, b.peak_memory_bytes);
   EXPECT_DOUBLE_EQ(a.wall_time_s, b.wall_time_s);
+  EXPECT_DOUBLE_EQ(a.warmup_time_s, b.warmup_time_s);
 }
 
 std::set<std::string> keys_of(const nlohmann::json& j) {
@@ -347,13 +349,13 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
             (std::set<std::string>{"trainbench_version", "git_revision", "start_time", "hostname", "os", "cpu_model",
                                    "cpu_cores", "cpu_physical_cores", "memory_bytes", "libtorch_version", "build",
                                    "onednn_version", "cudnn_version", "miopen_version", "blas_library", "blas_kind",
-                                   "threads", "device", "device_name", "device_memory_bytes"}));
+                                   "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(keys_of(j["benchmarks"][0]),
             (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",
                                    "optimizer", "forward_only", "threads", "status", "error", "throughput", "unit",
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
-                                   "achieved_gflops", "parameters", "peak_memory_bytes", "wall_time_s"}));
+                                   "achieved_gflops", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
   // The fixture uses the same keys, so it documents the schema as written.

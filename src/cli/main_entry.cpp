@@ -62,7 +62,7 @@ int main_entry(int argc, char** argv) {
   RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
   run_cmd->add_option("--model,-m", run.models, "Models, comma-separated (see `trainbench list`)");
-  run_cmd->add_option("--batch,-b", run.batches, "Batch sizes, comma-separated");
+  run_cmd->add_option("--batch,-b", run.batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
   run_cmd->add_option("--device,-d", run.devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
   run_cmd->add_option("--precision", run.precisions, "fp32, fp16, bf16 (mixed precision), comma-separated");
   run_cmd->add_option("--layout", run.layouts, "nchw or nhwc (channels-last), comma-separated");
@@ -75,7 +75,37 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_option("--output,-o", run.output, "Results file (default: results/trainbench-<time>.json)");
   run_cmd->add_option("--format,-f", run.format, "Output printed at the end: table, md, csv, json");
   run_cmd->add_flag("--resume", run.resume, "Run only the cases the output's journal does not have yet");
+  run_cmd->add_option("--report", run.report, "Also write the HTML report of the results to this file");
   run.measure.add_to(*run_cmd);
+
+  MaxBatchOptions mb;
+  CLI::App* mb_cmd = app.add_subcommand("maxbatch", "Find the largest batch that trains (doubling, then bisection)");
+  mb_cmd->add_option("--model,-m", mb.models, "Models, comma-separated")->required();
+  mb_cmd->add_option("--set", mb.sets, "Workload parameter key=value (comma list: one search each); repeatable");
+  mb_cmd->add_option("--device,-d", mb.devices, "Devices: cpu, cuda, cuda:N");
+  mb_cmd->add_option("--precision", mb.precisions, "fp32, fp16, bf16");
+  mb_cmd->add_option("--layout", mb.layouts, "nchw or nhwc");
+  mb_cmd->add_option("--optimizer", mb.optimizers, "sgd, momentum, adam, adamw");
+  mb_cmd->add_flag("--forward-only", mb.forward_only, "Search for inference instead of training");
+  mb_cmd->add_option("--start", mb.start, "First batch to try")->check(CLI::PositiveNumber);
+  mb_cmd->add_option("--max-batch", mb.max_batch, "Largest batch to try")->check(CLI::PositiveNumber);
+  mb_cmd->add_option("--output,-o", mb.output, "Results file with every try (default: results/maxbatch-<time>.json)");
+  mb.measure.warmup = 1;
+  mb.measure.min_steps = 2;
+  mb.measure.min_time_s = 0.0;
+  mb.measure.max_time_s = 10.0;
+  mb.measure.add_to(*mb_cmd);
+
+  CompareOptions cmp;
+  CLI::App* cmp_cmd = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
+  cmp_cmd->add_option("files", cmp.files, "BASE.json OTHER.json [MORE.json ...]")->required();
+  cmp_cmd->add_option("--format,-f", cmp.format, "table, md, csv, json");
+  cmp_cmd->add_option("--output,-o", cmp.output, "Write to this file instead of stdout");
+
+  ReportOptions rep;
+  CLI::App* rep_cmd = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");
+  rep_cmd->add_option("files", rep.files, "RESULTS.json [MORE.json ...]; the first is BASE")->required();
+  rep_cmd->add_option("--output,-o", rep.output, "The HTML file to write")->required();
 
   std::string descriptor;
   MeasureFlags child_flags;
@@ -101,6 +131,9 @@ int main_entry(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return cmd_list();
     if (app.got_subcommand(run_cmd)) return cmd_run(run, *run_cmd);
+    if (app.got_subcommand(mb_cmd)) return cmd_maxbatch(mb);
+    if (app.got_subcommand(cmp_cmd)) return cmd_compare(cmp);
+    if (app.got_subcommand(rep_cmd)) return cmd_report(rep);
     if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, result_fd);
   } catch (const InputError& e) {
     return bad_input(e.what());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/maxbatch.h"
 #include "runner/measure.h"
 
 namespace trainbench::cli {
@@ -38,14 +39,54 @@ struct RunOptions {
   std::string output;
   std::string format = "table";
   bool resume = false;
+  std::string report;  // --report FILE: the HTML report of the results, written at the end
   MeasureFlags measure;
+};
+
+struct MaxBatchOptions {
+  std::string models, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd";
+  std::vector<std::string> sets;
+  bool forward_only = false;
+  int64_t start = 1;
+  int64_t max_batch = 65536;
+  std::string output;
+  MeasureFlags measure;
+};
+
+struct CompareOptions {
+  std::vector<std::string> files;  // BASE OTHER [MORE...]
+  std::string format = "table";
+  std::string output;              // empty: stdout
+};
+
+struct ReportOptions {
+  std::vector<std::string> files;
+  std::string output;
 };
 
 // Prints "trainbench: error: <what>" as one line on stderr; returns the bad-input exit code.
 int bad_input(const std::string& what);
 
 int cmd_list();
+int cmd_compare(const CompareOptions& o);
+int cmd_report(const ReportOptions& o);
+// `run --report FILE`: writes the HTML report of the results file just written and says where it is.
+void report_after_run(const std::string& results_path, const std::string& report_path);
+
+// results/<kind>-<UTC time>.json
+std::string default_output_path(const std::string& kind);
+// Throws InputError (before anything runs) when `output` could not be written.
+void check_writable(const std::string& output);
+
+// A CPU batch search without --memory-limit would grow until the kernel's OOM killer ends it: bound
+// it by 90% of the memory available now.
+void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags);
+
+// Runs the batch search for `c`, each try isolated, printing one line per try on stderr.
+MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
+                                bool* interrupted);
 int cmd_run(RunOptions o, const CLI::App& sub);
+int cmd_maxbatch(MaxBatchOptions o);
 int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, int result_fd);
 
 }  // namespace trainbench::cli

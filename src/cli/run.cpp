@@ -27,14 +27,15 @@ std::string duration_text(double s) {
   return fmt::format("{}s", t);
 }
 
-std::string default_output_path() {
+}  // namespace
+
+std::string default_output_path(const std::string& kind) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::gmtime(&now));
-  return std::string("results/trainbench-") + stamp + ".json";
+  return "results/" + kind + "-" + stamp + ".json";
 }
 
-// Fails before anything runs when the results file could not be written.
 void check_writable(const std::string& output) {
   fs::path p(output);
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
@@ -53,7 +54,10 @@ void check_writable(const std::string& output) {
   }
 }
 
-std::vector<Case> plan_from(const RunOptions& o, const Suite* suite) {
+namespace {
+
+// `auto_batch` receives the descriptors of cases whose batch is to be searched (`--batch auto`).
+std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<std::string>& auto_batch) {
   std::vector<Case> plan;
   for (const auto& d : o.cases) {
     try {
@@ -75,7 +79,8 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite) {
   if (!o.models.empty() || !o.batches.empty()) {
     Sweep s;
     s.models = o.models.empty() ? std::vector<std::string>{} : split_list(o.models, "model");
-    s.batches = o.batches.empty() ? std::vector<int64_t>{} : parse_int_list(o.batches, "batch size");
+    const bool search = o.batches == "auto";
+    s.batches = o.batches.empty() ? std::vector<int64_t>{} : search ? std::vector<int64_t>{1} : parse_int_list(o.batches, "batch size");
     s.precisions = split_list(o.precisions, "precision");
     s.layouts = split_list(o.layouts, "layout");
     s.optimizers = split_list(o.optimizers, "optimizer");
@@ -89,7 +94,10 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite) {
     }
     s.forward_only = o.forward_only;
     s.params = params_product(parse_sets(o.sets));
-    for (auto& c : make_plan(s)) plan.push_back(std::move(c));
+    for (auto& c : make_plan(s)) {
+      if (search) auto_batch.insert(c.descriptor());
+      plan.push_back(std::move(c));
+    }
   }
   if (plan.empty()) throw InputError("nothing to run: give --model and --batch, --suite NAME, or --case DESCRIPTOR");
   // The same case twice would measure twice and collide in the journal.
@@ -113,24 +121,6 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
   if (s.memory_limit && !given("--memory-limit")) m.memory_limit = *s.memory_limit;
 }
 
-Record failed_record(const Case& c, const std::string& why, double wall_s) {
-  Record r;
-  r.name = c.descriptor();
-  r.model = c.model;
-  r.params = c.params;
-  r.batch_size = c.batch;
-  r.device = c.device.str();
-  r.precision = c.precision;
-  r.layout = c.layout;
-  r.optimizer = c.optimizer;
-  r.forward_only = c.forward_only;
-  r.threads = c.threads;
-  r.status = Status::error;
-  r.error = why;
-  r.wall_time_s = wall_s;
-  return r;
-}
-
 }  // namespace
 
 int cmd_run(RunOptions o, const CLI::App& sub) {
@@ -148,8 +138,10 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   }();
   (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
   if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
-  std::vector<Case> plan = plan_from(o, suite.get());
-  if (o.output.empty()) o.output = default_output_path();
+  std::set<std::string> auto_batch;
+  std::vector<Case> plan = plan_from(o, suite.get(), auto_batch);
+  if (!auto_batch.empty()) default_cpu_memory_limit(plan, o.measure);
+  if (o.output.empty()) o.output = default_output_path("trainbench");
   check_writable(o.output);
 
   // Cases already measured (resume): from the journal, and from a results file already written.
@@ -189,6 +181,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       if (seen.insert(c.device.str()).second) devices += (devices.empty() ? "" : ",") + c.device.str();
     }
     context = collect_context(configure_threads(threads_hint), devices);
+    context->cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
   }
   if (context->blas_kind == "reference") {
     std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context->blas_library.value_or("?")
@@ -209,7 +202,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   std::vector<Record> fresh;
   const auto start = std::chrono::steady_clock::now();
   bool interrupted = false;
-  const std::string exe = self_executable();
+  const std::vector<std::string> child_flags = o.measure.child_args();
   for (size_t i = 0; i < todo.size(); ++i) {
     const Case& c = todo[i];
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -223,14 +216,16 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       std::cerr << progress << "\n";
     }
 
-    std::vector<std::string> args = {exe, "run-case", c.descriptor()};
-    for (auto& a : o.measure.child_args()) args.push_back(std::move(a));
-    ChildOutcome out = run_child(args, o.measure.timeout_s);
-    if (out.interrupted) {
-      interrupted = true;
-      break;
+    Record r;
+    if (auto_batch.count(c.descriptor())) {
+      if (tty) std::cerr << "\n";
+      const MaxBatchResult m = search_max_batch(c, o.measure, 1, 65536, &interrupted);
+      if (interrupted) break;
+      r = m.largest > 0 ? m.best : !m.failure.empty() ? failed_record(c, m.failure) : m.tries.back();
+    } else {
+      r = run_case_isolated(c, child_flags, o.measure.timeout_s, &interrupted);
+      if (interrupted) break;
     }
-    Record r = out.have_record ? std::move(out.record) : failed_record(c, out.failure, out.wall_s);
     journal.append(r);
     if (tty) std::cerr << "\r\033[K" << std::flush;
     if (live_table) std::cout << table_row(r) << std::flush;
@@ -253,6 +248,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   }
   for (auto& [name, r] : by_name) results.benchmarks.push_back(std::move(r));  // from the resumed file, not in plan
   write_results_atomic(o.output, results);
+  if (!o.report.empty()) report_after_run(o.output, o.report);
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!live_table) std::cout << print_records(format, results) << std::flush;

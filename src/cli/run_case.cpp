@@ -21,18 +21,7 @@ int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, int r
   validate_case(c);
   const ChildSettings settings = flags.resolve();
   if (const std::string why = device_unavailable_reason(c.device); !why.empty()) {
-    Record r;
-    r.name = c.descriptor();
-    r.model = c.model;
-    r.params = c.params;
-    r.batch_size = c.batch;
-    r.device = c.device.str();
-    r.precision = c.precision;
-    r.layout = c.layout;
-    r.optimizer = c.optimizer;
-    r.forward_only = c.forward_only;
-    r.status = Status::error;
-    r.error = why;
+    const Record r = failed_record(c, why);
     const std::string text = to_json(r).dump() + "\n";
     return detail::write_all_and_sync(result_fd, text) ? kExitOk : kExitFailure;
   }

@@ -280,6 +280,7 @@ nlohmann::json to_json(const Context& c) {
   j["device"] = c.device;
   j["device_name"] = c.device_name;
   j["device_memory_bytes"] = opt(c.device_memory_bytes);
+  j["cpu_allocator"] = c.cpu_allocator;
   return j;
 }
 
@@ -307,6 +308,7 @@ Context context_from_json(const nlohmann::json& j) {
   c.device = get_string(j, "device");
   c.device_name = get_string(j, "device_name");
   c.device_memory_bytes = get_optional_int(j, "device_memory_bytes");
+  c.cpu_allocator = get_string(j, "cpu_allocator");
   return c;
 }
 

@@ -31,6 +31,7 @@ struct Context {
   std::string device;                        // cpu | cuda:0
   std::string device_name;                   // cpu: the CPU model; cuda: the GPU name
   std::optional<int64_t> device_memory_bytes;  // cpu: MemTotal; cuda: total device memory
+  std::string cpu_allocator = "tuned";        // tuned (freed memory kept in the heap) | system (glibc as is)
 };
 
 // Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch

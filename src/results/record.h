@@ -33,6 +33,7 @@ struct Record {
   Summary step_time_s;     // over the measured steps, seconds
   std::vector<double> samples_s;  // raw step times, seconds, in order
   long warmup_steps = 0;
+  double warmup_time_s = 0.0;     // the warm-up steps together, seconds (not in the statistics)
   std::string stop_reason; // converged | max_time | max_steps
   double flops_per_step = 0.0;    // training FLOPs per step (3x forward; forward-only: 1x)
   double achieved_gflops = 0.0;   // flops_per_step / median / 1e9

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/record.h"
+#include "runner/measure.h"
 
 namespace trainbench {
 namespace {
@@ -157,6 +158,17 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s) {
   const std::string last = last_nonempty_line(err_text);
   if (!last.empty()) out.failure += ": " + last;
   return out;
+}
+
+Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool* interrupted) {
+  std::vector<std::string> args = {self_executable(), "run-case", c.descriptor()};
+  args.insert(args.end(), flags.begin(), flags.end());
+  ChildOutcome out = run_child(args, timeout_s);
+  *interrupted = out.interrupted;
+  if (out.have_record) return std::move(out.record);
+  Record r = failed_record(c, out.failure);
+  r.wall_time_s = out.wall_s;
+  return r;
 }
 
 }  // namespace trainbench

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "results/record.h"
+#include "runner/case.h"
 
 namespace trainbench {
 
@@ -22,6 +23,10 @@ std::string self_executable();
 // Runs `args` (argv[0] is the executable) in its own process group, reading the record from fd 3.
 // After `timeout_s` (0 = none) the whole group is killed and the outcome is a timeout failure.
 ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s);
+
+// Runs case `c` as `<self> run-case DESCRIPTOR <flags...>` and returns its Record, or an `error`
+// Record saying why there is none (crash, timeout). Sets *interrupted (no Record then) on Ctrl-C.
+Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool* interrupted);
 
 // Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
 void install_interrupt_handlers();

@@ -23,7 +23,9 @@ int64_t current_address_space_bytes() {
   return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
 }
 
-Record base_record(const Case& c) {
+}  // namespace
+
+Record case_record(const Case& c) {
   Record r;
   r.name = c.descriptor();
   r.model = c.model;
@@ -34,11 +36,16 @@ Record base_record(const Case& c) {
   r.layout = c.layout;
   r.optimizer = c.optimizer;
   r.forward_only = c.forward_only;
-  r.threads = at::get_num_threads();
+  r.threads = c.threads;
   return r;
 }
 
-}  // namespace
+Record failed_record(const Case& c, const std::string& why) {
+  Record r = case_record(c);
+  r.status = Status::error;
+  r.error = why;
+  return r;
+}
 
 std::string first_line(const std::string& what) {
   std::string line = what.substr(0, what.find('\n'));
@@ -79,7 +86,8 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     (void)b.sum().item<float>();
     (void)y.sum().item<float>();
   }
-  if (s.memory_limit_bytes > 0) {
+  // RLIMIT_AS would also cap a GPU runtime's huge virtual mappings: the limit is for CPU cases only.
+  if (s.memory_limit_bytes > 0 && !c.device.is_gpu()) {
     struct rlimit lim {};
     lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(current_address_space_bytes() + s.memory_limit_bytes);
     setrlimit(RLIMIT_AS, &lim);
@@ -88,7 +96,8 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
 }
 
 Record measure_case(const Case& c, const MeasureSettings& m) {
-  Record r = base_record(c);
+  Record r = case_record(c);
+  r.threads = at::get_num_threads();
   try {
     torch::manual_seed(0);
     reset_peak_memory(c.device);
@@ -97,9 +106,11 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
     r.flops_per_step = w->flops_per_step();
     r.unit = w->unit();
 
+    const auto warm_start = Clock::now();
     for (long i = 0; i < m.warmup_steps; ++i) w->step();
     synchronize(c.device);
     r.warmup_steps = m.warmup_steps;
+    r.warmup_time_s = std::chrono::duration<double>(Clock::now() - warm_start).count();
 
     StoppingPolicy policy = m.policy();
     std::vector<double> samples;

@@ -24,6 +24,12 @@ int prepare_child_process(const Case& c, const ChildSettings& s);
 // each with a one-line reason.
 Record measure_case(const Case& c, const MeasureSettings& m);
 
+// A Record with the case's fields filled in and nothing measured yet (status error until set).
+Record case_record(const Case& c);
+
+// The Record of a case that produced none: status error with `why`.
+Record failed_record(const Case& c, const std::string& why);
+
 // Classifies an exception message: true when it reports an allocation failure (CPU or GPU).
 bool is_out_of_memory_message(const std::string& what);
 

@@ -33,22 +33,13 @@ void validate_case(Case& c) {
   if (c.threads < 0) throw InputError("bad thread count " + std::to_string(c.threads) + " (must be >= 0)");
 }
 
-std::vector<Case> make_plan(const Sweep& s) {
+namespace {
+
+void append_cases(const Sweep& s, const std::vector<DeviceSpec>& devices, std::vector<Case>& plan) {
   if (s.models.empty()) throw InputError("no model given (use --model NAME or --suite NAME)");
   if (s.batches.empty()) throw InputError("no batch size given (use --batch N[,N...])");
-  std::vector<DeviceSpec> devices;
-  for (const auto& d : s.devices) {
-    try {
-      devices.push_back(parse_device(d));
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-  }
-  if (devices.empty()) devices.push_back(parse_device(best_device()));
   const std::vector<std::map<std::string, std::string>> params =
       s.params.empty() ? std::vector<std::map<std::string, std::string>>{{}} : s.params;
-
-  std::vector<Case> plan;
   for (const auto& model : s.models) {
     for (const auto& p : params) {
       for (int64_t batch : s.batches) {
@@ -76,6 +67,40 @@ std::vector<Case> make_plan(const Sweep& s) {
         }
       }
     }
+  }
+}
+
+Sweep with_override(Sweep s, const SweepOverride& o) {
+  if (o.models) s.models = *o.models;
+  if (o.params) s.params = *o.params;
+  if (o.batches) s.batches = *o.batches;
+  if (o.precisions) s.precisions = *o.precisions;
+  if (o.layouts) s.layouts = *o.layouts;
+  if (o.optimizers) s.optimizers = *o.optimizers;
+  if (o.threads) s.threads = *o.threads;
+  return s;
+}
+
+}  // namespace
+
+std::vector<Case> make_plan(const Sweep& s) {
+  std::vector<DeviceSpec> devices;
+  for (const auto& d : s.devices) {
+    try {
+      devices.push_back(parse_device(d));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+  }
+  if (devices.empty()) devices.push_back(parse_device(best_device()));
+  std::vector<Case> plan;
+  if (s.per_device.empty()) {
+    append_cases(s, devices, plan);  // devices innermost: a case's rows on each device sit together
+    return plan;
+  }
+  for (const auto& d : devices) {
+    const auto it = s.per_device.find(d.type);
+    append_cases(it == s.per_device.end() ? s : with_override(s, it->second), {d}, plan);
   }
   return plan;
 }

@@ -1,12 +1,24 @@
 // A plan: the cartesian product of list-valued settings, validated before anything runs.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runner/case.h"
 
 namespace trainbench {
+
+// Settings that replace a sweep's own on one kind of device (a suite's [group.cpu] table): CPUs are
+// slow, so suites give them smaller batches or fewer models.
+struct SweepOverride {
+  std::optional<std::vector<std::string>> models;
+  std::optional<std::vector<std::map<std::string, std::string>>> params;
+  std::optional<std::vector<int64_t>> batches;
+  std::optional<std::vector<std::string>> precisions, layouts, optimizers;
+  std::optional<std::vector<int>> threads;
+};
 
 // Each setting is a list; the plan is their product. Empty lists take the default.
 struct Sweep {
@@ -19,6 +31,7 @@ struct Sweep {
   std::vector<std::string> devices;  // empty: the best device present
   std::vector<int> threads = {0};
   bool forward_only = false;
+  std::map<std::string, SweepOverride> per_device;  // by device type: "cpu", "cuda"
 };
 
 // Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.

@@ -66,20 +66,55 @@ std::map<std::string, std::vector<std::string>> read_sets(const std::string& pat
   return out;
 }
 
+std::vector<int64_t> read_batches(const std::string& path, const toml::node& node) {
+  std::vector<int64_t> out = read_list<int64_t>(path, "batch", node);
+  for (int64_t b : out) {
+    if (b <= 0) fail_at(path, node.source(), "key 'batch' has a batch size <= 0");
+  }
+  return out;
+}
+
+std::vector<std::string> read_models(const std::string& path, const toml::node& node) {
+  std::vector<std::string> out = read_list<std::string>(path, "model", node);
+  for (const auto& m : out) {
+    if (!is_known_model(m)) fail_at(path, node.source(), "unknown model '" + m + "' in key 'model'");
+  }
+  return out;
+}
+
+std::vector<int> read_threads(const std::string& path, const toml::node& node) {
+  std::vector<int> out;
+  for (int64_t n : read_list<int64_t>(path, "threads", node)) out.push_back(static_cast<int>(n));
+  return out;
+}
+
+// [group.cpu] / [group.cuda]: values that replace the group's on that kind of device.
+SweepOverride read_override(const std::string& path, const std::string& device, const toml::table& t) {
+  SweepOverride o;
+  for (const auto& [k, node] : t) {
+    const std::string key(k.str());
+    if (key == "model") o.models = read_models(path, node);
+    else if (key == "batch") o.batches = read_batches(path, node);
+    else if (key == "set") o.params = params_product(read_sets(path, node));
+    else if (key == "precision") o.precisions = read_list<std::string>(path, key, node);
+    else if (key == "layout") o.layouts = read_list<std::string>(path, key, node);
+    else if (key == "optimizer") o.optimizers = read_list<std::string>(path, key, node);
+    else if (key == "threads") o.threads = read_threads(path, node);
+    else fail_at(path, node.source(), "unknown key '" + key + "' in [group." + device + "]");
+  }
+  return o;
+}
+
 Sweep read_group(const std::string& path, const toml::table& t) {
   Sweep s;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
     if (key == "model") {
-      s.models = read_list<std::string>(path, key, node);
-      for (const auto& m : s.models) {
-        if (!is_known_model(m)) fail_at(path, node.source(), "unknown model '" + m + "' in key 'model'");
-      }
+      s.models = read_models(path, node);
     } else if (key == "batch") {
-      for (int64_t b : read_list<int64_t>(path, key, node)) {
-        if (b <= 0) fail_at(path, node.source(), "key 'batch' has a batch size <= 0");
-        s.batches.push_back(b);
-      }
+      s.batches = read_batches(path, node);
+    } else if ((key == "cpu" || key == "cuda") && node.is_table()) {
+      s.per_device[key] = read_override(path, key, *node.as_table());
     } else if (key == "precision") {
       s.precisions = read_list<std::string>(path, key, node);
     } else if (key == "layout") {
@@ -89,8 +124,7 @@ Sweep read_group(const std::string& path, const toml::table& t) {
     } else if (key == "device") {
       s.devices = read_list<std::string>(path, key, node);
     } else if (key == "threads") {
-      s.threads.clear();
-      for (int64_t n : read_list<int64_t>(path, key, node)) s.threads.push_back(static_cast<int>(n));
+      s.threads = read_threads(path, node);
     } else if (key == "set") {
       s.params = params_product(read_sets(path, node));
     } else if (key == "forward_only") {

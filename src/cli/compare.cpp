@@ -1,0 +1,50 @@
+// `trainbench compare BASE.json OTHER.json [MORE.json ...]`: reads results files only; runs nothing.
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "report/compare.h"
+#include "results/printer.h"
+#include "results/results_file.h"
+
+namespace trainbench::cli {
+
+int cmd_compare(const CompareOptions& o) {
+  if (o.files.size() < 2) return bad_input("compare needs BASE.json and at least one OTHER.json");
+  Format format;
+  try {
+    format = format_from_string(o.format);
+  } catch (const std::invalid_argument& e) {
+    return bad_input(e.what());
+  }
+  std::vector<ResultsFile> files;
+  try {
+    for (const auto& f : o.files) files.push_back(read_results(f));
+  } catch (const ResultsError& e) {
+    return bad_input(e.what());
+  }
+  if (!o.output.empty()) check_writable(o.output);
+
+  std::vector<Comparison> comparisons;
+  for (size_t i = 1; i < files.size(); ++i)
+    comparisons.push_back(compare_runs(files[0], files[i], o.files[0], o.files[i]));
+  std::string text;
+  switch (format) {
+    case Format::table: text = print_comparisons_table(comparisons); break;
+    case Format::md: text = print_comparisons_markdown(comparisons); break;
+    case Format::csv: text = print_comparisons_csv(comparisons); break;
+    case Format::json: text = print_comparisons_json(comparisons); break;
+  }
+  if (o.output.empty()) {
+    std::cout << text << std::flush;
+    return kExitOk;
+  }
+  std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out) return bad_input(o.output + ": cannot write");
+  return kExitOk;
+}
+
+}  // namespace trainbench::cli

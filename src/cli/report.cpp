@@ -1,0 +1,30 @@
+// `trainbench report RESULTS.json [MORE.json ...] -o report.html`: reads results files only.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "report/html_report.h"
+#include "results/results_file.h"
+
+namespace trainbench::cli {
+
+int cmd_report(const ReportOptions& o) {
+  for (const auto& f : o.files) {
+    try {
+      read_results(f);  // a bad file is bad input (exit 2), before anything is written
+    } catch (const ResultsError& e) {
+      return bad_input(e.what());
+    }
+  }
+  check_writable(o.output);
+  write_html_report(o.files, o.output);  // ReportError (no Chart.js): one line, exit 1
+  std::cerr << "report: " << o.output << "\n";
+  return kExitOk;
+}
+
+void report_after_run(const std::string& results_path, const std::string& report_path) {
+  write_html_report({results_path}, report_path);
+  std::cerr << "report: " << report_path << "\n";
+}
+
+}  // namespace trainbench::cli
