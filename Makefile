@@ -16,7 +16,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/trainbench run --suite $(SUITE)
+	$(BUILD)/trainbench run --suite $(SUITE) --report results/report.html
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -9,6 +9,7 @@ packages=(
   libgloo-dev             # c10d headers included by LibTorch's distributed API
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   googletest libgtest-dev
+  libjs-chart.js chromium  # the HTML report inlines Chart.js; its test opens the page in headless Chromium
 )
 # `make bench` compares against PyTorch eager on the same LibTorch.
 if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ]; then packages+=(python3-torch python3-torchvision); fi

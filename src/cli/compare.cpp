@@ -24,7 +24,6 @@ int cmd_compare(const CompareOptions& o) {
   } catch (const ResultsError& e) {
     return bad_input(e.what());
   }
-  if (!o.output.empty()) check_writable(o.output);
 
   std::vector<Comparison> comparisons;
   for (size_t i = 1; i < files.size(); ++i)
@@ -43,7 +42,7 @@ int cmd_compare(const CompareOptions& o) {
   std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
   out << text;
   out.flush();
-  if (!out) return bad_input(o.output + ": cannot write");
+  if (!out) return bad_input("cannot write output '" + o.output + "'");
   return kExitOk;
 }
 

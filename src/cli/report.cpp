@@ -16,8 +16,12 @@ int cmd_report(const ReportOptions& o) {
       return bad_input(e.what());
     }
   }
-  check_writable(o.output);
-  write_html_report(o.files, o.output);  // ReportError (no Chart.js): one line, exit 1
+  find_chartjs();  // ReportError when Chart.js is missing: one line, exit 1
+  try {
+    write_html_report(o.files, o.output);
+  } catch (const ReportError& e) {
+    return bad_input(e.what());  // the output cannot be written
+  }
   std::cerr << "report: " << o.output << "\n";
   return kExitOk;
 }

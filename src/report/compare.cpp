@@ -1,0 +1,159 @@
+#include "report/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "workloads/registry.h"
+
+namespace trainbench {
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::same: return "same";
+    case Verdict::none: return "-";
+  }
+  return "-";
+}
+
+double relative_noise(const Record& r) {
+  if (!r.ok() || !(r.step_time_s.median > 0.0)) return 0.0;
+  const double noise = r.step_time_s.jitter / r.step_time_s.median;
+  return std::isfinite(noise) ? noise : 0.0;
+}
+
+double combined_noise(double noise_base, double noise_other) {
+  return std::sqrt(noise_base * noise_base + noise_other * noise_other);
+}
+
+Verdict verdict_for(double ratio, double noise_base, double noise_other) {
+  if (!std::isfinite(ratio)) return Verdict::none;
+  if (std::fabs(ratio - 1.0) <= combined_noise(noise_base, noise_other)) return Verdict::same;
+  return ratio > 1.0 ? Verdict::faster : Verdict::slower;
+}
+
+std::string join_key(const Record& r, bool with_threads) {
+  std::string s = r.model;
+  if (!r.params.empty()) {
+    s += ':';
+    bool first = true;
+    for (const auto& [k, v] : r.params) {
+      if (!first) s += ',';
+      s += k + "=" + v;
+      first = false;
+    }
+  }
+  s += ":b" + std::to_string(r.batch_size) + ":" + r.precision + ":" + r.layout;
+  if (r.optimizer != "sgd") s += ":" + r.optimizer;
+  if (with_threads) s += ":t" + std::to_string(r.threads);
+  if (r.forward_only) s += ":fwd";
+  return s;
+}
+
+std::string family_of(const std::string& model) {
+  const WorkloadInfo* w = find_workload(model);
+  return w ? w->family : "other";
+}
+
+std::string family_title(const std::string& family) {
+  if (family == "cnn") return "CNNs";
+  if (family == "lstm") return "LSTM";
+  if (family == "transformer") return "Transformer";
+  return family;  // ablation, other, overall
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  double sum = 0.0;
+  for (double v : values) sum += std::log(v);
+  return std::exp(sum / static_cast<double>(values.size()));
+}
+
+namespace {
+
+bool has_duplicate_keys(const ResultsFile& f) {
+  std::set<std::string> seen;
+  for (const auto& r : f.benchmarks)
+    if (!seen.insert(join_key(r, false)).second) return true;
+  return false;
+}
+
+std::string side_note(const Record& r, const std::string& side) {
+  if (r.ok()) return "";
+  std::string s = std::string(to_string(r.status)) + " in " + side;
+  if (r.status == Status::error && !r.error.empty()) s += ": " + r.error;
+  return s;
+}
+
+}  // namespace
+
+Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const std::string& base_label,
+                        const std::string& other_label) {
+  const bool with_threads = has_duplicate_keys(base) || has_duplicate_keys(other);
+  Comparison c;
+  c.base_label = base_label;
+  c.other_label = other_label;
+  c.keys_with_threads = with_threads;
+  c.base_context = base.context;
+  c.other_context = other.context;
+
+  // The first record of a key wins if a file still repeats one (e.g. the same case run twice).
+  std::map<std::string, const Record*> others;
+  std::vector<std::string> other_order;
+  for (const auto& r : other.benchmarks) {
+    const std::string k = join_key(r, with_threads);
+    if (others.emplace(k, &r).second) other_order.push_back(k);
+  }
+  std::set<std::string> matched;
+  std::map<std::string, std::vector<double>> ratios_by_family;
+  std::vector<double> all_ratios;
+  for (const auto& r : base.benchmarks) {
+    const std::string k = join_key(r, with_threads);
+    if (matched.count(k)) continue;
+    auto it = others.find(k);
+    if (it == others.end()) {
+      c.only_in_base.push_back(r);
+      continue;
+    }
+    matched.insert(k);
+    CaseComparison cc;
+    cc.key = k;
+    cc.family = family_of(r.model);
+    cc.base = r;
+    cc.other = *it->second;
+    cc.noise = combined_noise(relative_noise(cc.base), relative_noise(cc.other));
+    if (cc.base.ok() && cc.other.ok() && cc.base.throughput > 0.0 && cc.other.throughput > 0.0) {
+      const double ratio = cc.other.throughput / cc.base.throughput;
+      cc.ratio = ratio;
+      cc.verdict = verdict_for(ratio, relative_noise(cc.base), relative_noise(cc.other));
+      ratios_by_family[cc.family].push_back(ratio);
+      all_ratios.push_back(ratio);
+    } else {
+      std::string note = side_note(cc.base, "BASE");
+      const std::string other_note = side_note(cc.other, "OTHER");
+      if (!other_note.empty()) note += (note.empty() ? "" : "; ") + other_note;
+      cc.note = note.empty() ? "no throughput" : note;
+    }
+    c.cases.push_back(std::move(cc));
+  }
+  for (const auto& k : other_order)
+    if (!matched.count(k)) c.only_in_other.push_back(*others[k]);
+
+  std::vector<std::string> families = {"cnn", "ablation", "lstm", "transformer"};
+  for (const auto& [f, v] : ratios_by_family)
+    if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
+  for (const auto& f : families) {
+    auto it = ratios_by_family.find(f);
+    if (it == ratios_by_family.end()) continue;
+    c.means.push_back({f, geometric_mean(it->second), static_cast<int>(it->second.size())});
+  }
+  if (!all_ratios.empty())
+    c.means.push_back({"overall", geometric_mean(all_ratios), static_cast<int>(all_ratios.size())});
+  return c;
+}
+
+}  // namespace trainbench

@@ -1,0 +1,72 @@
+// Comparing runs: join the cases of two results files, take the throughput ratio OTHER/BASE, and call
+// each case faster, slower or the same by the measured noise of both runs (docs/methodology.md,
+// "Comparing runs"). Pure functions over ResultsFile: nothing here runs a model.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/record.h"
+#include "results/results_file.h"
+
+namespace trainbench {
+
+enum class Verdict { faster, slower, same, none };  // none: no ratio (oom or error on a side)
+const char* to_string(Verdict v);
+
+// One case present in both files.
+struct CaseComparison {
+  std::string key;     // the descriptor without the device (see join_key)
+  std::string family;  // cnn | ablation | lstm | transformer | other
+  Record base, other;
+  std::optional<double> ratio;  // other.throughput / base.throughput; empty unless both are ok
+  double noise = 0.0;           // the relative difference that still counts as `same`
+  Verdict verdict = Verdict::none;
+  std::string note;             // why there is no ratio: "oom in OTHER", "error in BASE: ..."
+};
+
+struct FamilyMean {
+  std::string family;  // a family name, or "overall"
+  double geomean = 0.0;
+  int count = 0;       // ratios that went into it
+};
+
+struct Comparison {
+  std::string base_label, other_label;   // file names as given
+  Context base_context, other_context;
+  bool keys_with_threads = false;        // the join key kept the thread count (a thread sweep)
+  std::vector<CaseComparison> cases;     // in BASE's order
+  std::vector<Record> only_in_base, only_in_other;
+  std::vector<FamilyMean> means;         // families in a fixed order (those with ratios), then "overall"
+};
+
+// Relative noise of one case: the robust relative spread of a step, jitter / median (0 when not ok).
+double relative_noise(const Record& r);
+// The rule: with noise a and b of the two sides, `same` when |ratio - 1| <= sqrt(a^2 + b^2).
+Verdict verdict_for(double ratio, double noise_base, double noise_other);
+double combined_noise(double noise_base, double noise_other);
+
+// The key cases are joined by: the descriptor without the device, e.g. "resnet50:b32:fp32:nchw",
+// "bert:hidden=768:b8:fp32:nchw:adam". The thread count is left out as well (it belongs to the
+// machine like the device) unless `with_threads`.
+std::string join_key(const Record& r, bool with_threads);
+
+// The workload family of a model from the registry; "other" for a model it does not know.
+std::string family_of(const std::string& model);
+// "CNNs", "ablation", "LSTM", "Transformer", "overall", ...
+std::string family_title(const std::string& family);
+
+double geometric_mean(const std::vector<double>& values);  // NaN for none
+
+// Joins BASE and OTHER. Threads stay in the key when either file sweeps threads (a key that would
+// otherwise appear twice in one file).
+Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const std::string& base_label,
+                        const std::string& other_label);
+
+// Printers: one comparison per OTHER file, in the formats of --format.
+std::string print_comparisons_table(const std::vector<Comparison>& cs);
+std::string print_comparisons_markdown(const std::vector<Comparison>& cs);
+std::string print_comparisons_csv(const std::vector<Comparison>& cs);
+std::string print_comparisons_json(const std::vector<Comparison>& cs);
+
+}  // namespace trainbench

@@ -1,0 +1,205 @@
+// The compare printers: console table, markdown, csv, json. Each prints one block per OTHER file.
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report/compare.h"
+#include "results/number_format.h"
+#include "results/printer.h"
+
+namespace trainbench {
+
+namespace {
+
+struct Cells {
+  std::vector<std::string> titles;
+  std::vector<bool> right;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::string throughput_cell(const Record& r) { return r.ok() ? format_significant(r.throughput) : "-"; }
+
+std::string percent(double x) { return "±" + format_significant(100.0 * x, 2) + "%"; }
+
+Cells case_cells(const Comparison& c) {
+  Cells t;
+  t.titles = {"case", "family", "base", "other", "unit", "ratio", "noise", "verdict", "note"};
+  t.right = {false, false, true, true, false, true, true, false, false};
+  for (const auto& cc : c.cases) {
+    t.rows.push_back({cc.key, family_title(cc.family), throughput_cell(cc.base), throughput_cell(cc.other),
+                      cc.base.unit, cc.ratio ? format_significant(*cc.ratio) : "-",
+                      cc.ratio ? percent(cc.noise) : "-", to_string(cc.verdict), cc.note});
+  }
+  return t;
+}
+
+Cells mean_cells(const Comparison& c) {
+  Cells t;
+  t.titles = {"family", "geomean ratio", "cases"};
+  t.right = {false, true, true};
+  for (const auto& m : c.means)
+    t.rows.push_back({family_title(m.family), format_significant(m.geomean), std::to_string(m.count)});
+  return t;
+}
+
+std::string keys_of(const std::vector<Record>& records, bool with_threads, const std::string& quote) {
+  std::string s;
+  for (const auto& r : records) s += (s.empty() ? "" : ", ") + quote + join_key(r, with_threads) + quote;
+  return s;
+}
+
+std::string console_table(const Cells& t) {
+  std::vector<size_t> width(t.titles.size());
+  for (size_t i = 0; i < t.titles.size(); ++i) width[i] = detail::display_width(t.titles[i]);
+  for (const auto& row : t.rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], detail::display_width(row[i]));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const std::string pad(width[i] - detail::display_width(cells[i]), ' ');
+      if (i) s += "  ";
+      s += t.right[i] ? pad + cells[i] : cells[i] + (i + 1 < cells.size() ? pad : "");
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line(t.titles);
+  std::vector<std::string> rules;
+  for (size_t w : width) rules.emplace_back(std::string(w, '-'));
+  out += line(rules);
+  for (const auto& row : t.rows) out += line(row);
+  return out;
+}
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string md_table(const Cells& t) {
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string s = "|";
+    for (const auto& c : cells) s += " " + md_escape(c) + " |";
+    return s + "\n";
+  };
+  std::string out = line(t.titles) + "|";
+  for (bool r : t.right) out += r ? " ---: |" : " --- |";
+  out += "\n";
+  for (const auto& row : t.rows) out += line(row);
+  return out;
+}
+
+std::string csv_quote(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
+
+nlohmann::json side_json(const Record& r) {
+  nlohmann::json j = {{"name", r.name}, {"device", r.device}, {"status", to_string(r.status)}};
+  j["throughput"] = r.ok() ? nlohmann::json(r.throughput) : nlohmann::json(nullptr);
+  j["noise"] = r.ok() ? nlohmann::json(relative_noise(r)) : nlohmann::json(nullptr);
+  j["n"] = r.step_time_s.n;
+  return j;
+}
+
+}  // namespace
+
+std::string print_comparisons_table(const std::vector<Comparison>& cs) {
+  std::string out;
+  for (const auto& c : cs) {
+    if (!out.empty()) out += "\n";
+    out += "BASE  " + c.base_label + ": " + detail::context_summary(c.base_context) + "\n";
+    out += "OTHER " + c.other_label + ": " + detail::context_summary(c.other_context) + "\n\n";
+    out += console_table(case_cells(c));
+    const bool threads = c.keys_with_threads;
+    if (!c.only_in_base.empty())
+      out += fmt::format("\nonly in BASE ({}): {}\n", c.only_in_base.size(), keys_of(c.only_in_base, threads, ""));
+    if (!c.only_in_other.empty())
+      out += fmt::format("\nonly in OTHER ({}): {}\n", c.only_in_other.size(), keys_of(c.only_in_other, threads, ""));
+    if (!c.means.empty()) out += "\ngeometric mean of OTHER/BASE:\n" + console_table(mean_cells(c));
+  }
+  return out;
+}
+
+std::string print_comparisons_markdown(const std::vector<Comparison>& cs) {
+  std::string out;
+  for (const auto& c : cs) {
+    if (!out.empty()) out += "\n";
+    out += "**BASE** `" + c.base_label + "`: " + md_escape(detail::context_summary(c.base_context)) + "  \n";
+    out += "**OTHER** `" + c.other_label + "`: " + md_escape(detail::context_summary(c.other_context)) + "\n\n";
+    out += md_table(case_cells(c));
+    const bool threads = c.keys_with_threads;
+    if (!c.only_in_base.empty())
+      out += fmt::format("\nOnly in BASE ({}): {}\n", c.only_in_base.size(), keys_of(c.only_in_base, threads, "`"));
+    if (!c.only_in_other.empty())
+      out += fmt::format("\nOnly in OTHER ({}): {}\n", c.only_in_other.size(),
+                         keys_of(c.only_in_other, threads, "`"));
+    if (!c.means.empty()) out += "\nGeometric mean of OTHER/BASE:\n\n" + md_table(mean_cells(c));
+  }
+  return out;
+}
+
+std::string print_comparisons_csv(const std::vector<Comparison>& cs) {
+  std::string out =
+      "base_file,other_file,case,family,base_name,other_name,base_status,other_status,base_throughput,"
+      "other_throughput,unit,ratio,noise,verdict,note\n";
+  auto row = [&out](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_quote(cells[i]);
+    out += "\n";
+  };
+  for (const auto& c : cs) {
+    for (const auto& cc : c.cases)
+      row({c.base_label, c.other_label, cc.key, cc.family, cc.base.name, cc.other.name, to_string(cc.base.status),
+           to_string(cc.other.status), cc.base.ok() ? num(cc.base.throughput) : "",
+           cc.other.ok() ? num(cc.other.throughput) : "", cc.base.unit, cc.ratio ? num(*cc.ratio) : "",
+           cc.ratio ? num(cc.noise) : "", cc.ratio ? to_string(cc.verdict) : "", cc.note});
+    const bool threads = c.keys_with_threads;
+    for (const auto& r : c.only_in_base)
+      row({c.base_label, c.other_label, join_key(r, threads), family_of(r.model), r.name, "", to_string(r.status), "",
+           r.ok() ? num(r.throughput) : "", "", r.unit, "", "", "", "only in BASE"});
+    for (const auto& r : c.only_in_other)
+      row({c.base_label, c.other_label, join_key(r, threads), family_of(r.model), "", r.name, "", to_string(r.status),
+           "", r.ok() ? num(r.throughput) : "", r.unit, "", "", "", "only in OTHER"});
+  }
+  return out;
+}
+
+std::string print_comparisons_json(const std::vector<Comparison>& cs) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& c : cs) {
+    nlohmann::json j = {{"base", c.base_label}, {"other", c.other_label}};
+    j["cases"] = nlohmann::json::array();
+    for (const auto& cc : c.cases) {
+      nlohmann::json k = {{"case", cc.key}, {"family", cc.family}, {"unit", cc.base.unit}, {"note", cc.note}};
+      k["base"] = side_json(cc.base);
+      k["other"] = side_json(cc.other);
+      k["ratio"] = cc.ratio ? nlohmann::json(*cc.ratio) : nlohmann::json(nullptr);
+      k["noise"] = cc.ratio ? nlohmann::json(cc.noise) : nlohmann::json(nullptr);
+      k["verdict"] = cc.ratio ? nlohmann::json(to_string(cc.verdict)) : nlohmann::json(nullptr);
+      j["cases"].push_back(k);
+    }
+    j["only_in_base"] = nlohmann::json::array();
+    j["only_in_other"] = nlohmann::json::array();
+    for (const auto& r : c.only_in_base) j["only_in_base"].push_back(r.name);
+    for (const auto& r : c.only_in_other) j["only_in_other"].push_back(r.name);
+    j["geomean"] = nlohmann::json::object();
+    for (const auto& m : c.means) j["geomean"][m.family] = {{"ratio", m.geomean}, {"cases", m.count}};
+    all.push_back(j);
+  }
+  return nlohmann::json({{"comparisons", all}}).dump(2) + "\n";
+}
+
+}  // namespace trainbench

@@ -1,0 +1,182 @@
+// The chart data of the HTML report: speed-up per model, throughput against batch size, the ablation.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "report/compare.h"
+#include "report/html_report.h"
+#include "workloads/registry.h"
+
+namespace trainbench {
+
+namespace {
+
+using nlohmann::json;
+
+json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
+
+std::string series_label(const ReportRun& run) { return run.label + " (" + run.file.context.device + ")"; }
+
+// Speed-up per model: the geometric mean of the OTHER/BASE ratios of the model's joined cases.
+json speedup_model(const std::vector<ReportRun>& runs) {
+  if (runs.size() < 2) return nullptr;
+  std::vector<std::string> models;
+  std::vector<std::map<std::string, std::vector<double>>> ratios;  // per OTHER: model -> ratios
+  json means = json::array();
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const Comparison c = compare_runs(runs[0].file, runs[i].file, runs[0].label, runs[i].label);
+    ratios.emplace_back();
+    for (const auto& cc : c.cases) {
+      if (!cc.ratio) continue;
+      if (std::find(models.begin(), models.end(), cc.base.model) == models.end()) models.push_back(cc.base.model);
+      ratios.back()[cc.base.model].push_back(*cc.ratio);
+    }
+    json m = {{"other", runs[i].label}, {"rows", json::array()}};
+    for (const auto& fm : c.means) m["rows"].push_back({family_title(fm.family), fm.geomean, fm.count});
+    means.push_back(m);
+  }
+  json series = json::array();
+  for (size_t i = 0; i < ratios.size(); ++i) {
+    json data = json::array(), counts = json::array();
+    for (const auto& model : models) {
+      auto it = ratios[i].find(model);
+      data.push_back(it == ratios[i].end() ? json(nullptr) : number_or_null(geometric_mean(it->second)));
+      counts.push_back(it == ratios[i].end() ? 0 : it->second.size());
+    }
+    series.push_back({{"label", series_label(runs[i + 1]) + " / " + series_label(runs[0])}, {"data", data},
+                      {"counts", counts}});
+  }
+  return {{"base", series_label(runs[0])}, {"labels", models}, {"series", series}, {"means", means}};
+}
+
+// The workload of a sweep: the join key without the batch.
+std::string sweep_key(const Record& r) {
+  Record copy = r;
+  copy.batch_size = 0;
+  std::string k = join_key(copy, false);
+  const auto pos = k.find(":b0:");
+  if (pos != std::string::npos) k.erase(pos, 3);
+  return k;
+}
+
+// One line per run (and per thread count when a run sweeps threads) for each workload run at two or
+// more batch sizes. Out-of-memory points have no throughput; they are drawn as crosses on the axis.
+json sweeps_model(const std::vector<ReportRun>& runs) {
+  struct Point {
+    double throughput = NAN;
+    bool oom = false;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, std::string> units;
+  // key -> series label -> batch -> point
+  std::map<std::string, std::map<std::string, std::map<int64_t, Point>>> by_key;
+  std::map<std::string, std::vector<std::string>> series_order;
+  for (const auto& run : runs) {
+    std::map<std::string, std::set<int>> threads_of;
+    for (const auto& r : run.file.benchmarks) threads_of[sweep_key(r)].insert(r.threads);
+    for (const auto& r : run.file.benchmarks) {
+      const std::string k = sweep_key(r);
+      if (!by_key.count(k)) order.push_back(k);
+      std::string label = series_label(run);
+      if (threads_of[k].size() > 1) label += " t" + std::to_string(r.threads);
+      auto& series = by_key[k];
+      if (!series.count(label)) series_order[k].push_back(label);
+      Point& p = series[label][r.batch_size];
+      if (r.ok()) p.throughput = r.throughput;
+      p.oom = r.status == Status::oom;
+      units.emplace(k, r.unit);
+    }
+  }
+  json out = json::array();
+  for (const auto& k : order) {
+    std::set<int64_t> batches;
+    for (const auto& [label, points] : by_key[k])
+      for (const auto& [b, p] : points) batches.insert(b);
+    if (batches.size() < 2) continue;
+    json series = json::array();
+    json oom_text = json::array();
+    for (const auto& label : series_order[k]) {
+      const auto& points = by_key[k][label];
+      json data = json::array(), oom = json::array();
+      for (int64_t b : batches) {
+        auto it = points.find(b);
+        const bool is_oom = it != points.end() && it->second.oom;
+        data.push_back(it == points.end() ? json(nullptr) : number_or_null(it->second.throughput));
+        oom.push_back(is_oom ? json(0) : json(nullptr));
+        if (is_oom) oom_text.push_back(label + " at batch " + std::to_string(b));
+      }
+      series.push_back({{"label", label}, {"data", data}, {"oom", oom}});
+    }
+    out.push_back({{"title", k}, {"unit", units[k]}, {"batches", json(std::vector<int64_t>(batches.begin(), batches.end()))},
+                   {"series", series}, {"oom", oom_text}});
+  }
+  return out;
+}
+
+// The ablation A/B/C: convnet's variants side by side, throughput and achieved GFLOP/s.
+json ablation_model(const std::vector<ReportRun>& runs) {
+  const WorkloadInfo* w = find_workload("convnet");
+  const std::vector<std::string> variants = {"conv", "separable", "depthwise"};
+  // Category: variant, plus the rest of the case when the ablation was run at several settings.
+  struct Cat {
+    int variant_rank;
+    std::string rest, variant;
+    bool operator<(const Cat& o) const { return std::tie(rest, variant_rank) < std::tie(o.rest, o.variant_rank); }
+  };
+  std::set<Cat> cats;
+  std::set<std::string> rests;
+  std::vector<std::map<std::pair<std::string, std::string>, const Record*>> per_run(runs.size());
+  std::string unit;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& r : runs[i].file.benchmarks) {
+      if (r.model != "convnet") continue;
+      Params eff = w ? effective_params(*w, r.params) : r.params;
+      const std::string variant = eff.count("variant") ? eff["variant"] : "conv";
+      Record rest_record = r;
+      rest_record.params.erase("variant");
+      const std::string rest = join_key(rest_record, false);
+      const auto rank = std::find(variants.begin(), variants.end(), variant) - variants.begin();
+      cats.insert({static_cast<int>(rank), rest, variant});
+      rests.insert(rest);
+      per_run[i].emplace(std::make_pair(variant, rest), &r);
+      unit = r.unit;
+    }
+  }
+  if (cats.empty()) return nullptr;
+  json labels = json::array();
+  for (const auto& c : cats) labels.push_back(rests.size() > 1 ? c.variant + " · " + c.rest : c.variant);
+  json series = json::array();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    json thr = json::array(), gf = json::array();
+    bool any = false;
+    for (const auto& c : cats) {
+      auto it = per_run[i].find({c.variant, c.rest});
+      const bool ok = it != per_run[i].end() && it->second->ok();
+      any = any || ok;
+      thr.push_back(ok ? number_or_null(it->second->throughput) : json(nullptr));
+      gf.push_back(ok && it->second->achieved_gflops > 0 ? number_or_null(it->second->achieved_gflops) : json(nullptr));
+    }
+    if (any) series.push_back({{"label", series_label(runs[i])}, {"throughput", thr}, {"gflops", gf}});
+  }
+  if (series.empty()) return nullptr;
+  return {{"labels", labels}, {"unit", unit}, {"series", series}};
+}
+
+}  // namespace
+
+json report_model(const std::vector<ReportRun>& runs) {
+  json m;
+  json labels = json::array();
+  for (const auto& r : runs) labels.push_back(series_label(r));
+  m["runs"] = labels;
+  m["speedup"] = speedup_model(runs);
+  m["sweeps"] = sweeps_model(runs);
+  m["ablation"] = ablation_model(runs);
+  return m;
+}
+
+}  // namespace trainbench

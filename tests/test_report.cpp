@@ -1,0 +1,180 @@
+// The HTML report: its data model, that it is self-contained, the Chart.js look-up, and a headless
+// Chromium that opens the page, finds every chart drawn and no script error, and saves a screenshot.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report/html_report.h"
+#include "results/results_file.h"
+
+namespace fs = std::filesystem;
+
+namespace trainbench {
+namespace {
+
+const std::string kData = TRAINBENCH_TEST_DATA;
+const std::string kCpu = kData + "/report_cpu.json";
+const std::string kGpu = kData + "/report_gpu.json";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("trainbench_report_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+int shell(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<ReportRun> fixture_runs() { return {{"cpu.json", read_results(kCpu)}, {"gpu.json", read_results(kGpu)}}; }
+
+TEST(Report, ModelHasSpeedupSweepAndAblation) {
+  const auto m = report_model(fixture_runs());
+  ASSERT_TRUE(m["speedup"].is_object());
+  const auto labels = m["speedup"]["labels"].get<std::vector<std::string>>();
+  EXPECT_EQ(labels, (std::vector<std::string>{"resnet18", "convnet", "bert"}));
+  ASSERT_EQ(m["speedup"]["series"].size(), 1u);
+  EXPECT_NEAR(m["speedup"]["series"][0]["data"][0].get<double>(), 3.0, 1e-9);  // every case 3x; b16 oom in BASE
+
+  ASSERT_EQ(m["sweeps"].size(), 1u);  // only resnet18 ran at several batch sizes
+  const auto& sw = m["sweeps"][0];
+  EXPECT_EQ(sw["title"], "resnet18:fp32:nchw");
+  EXPECT_EQ(sw["batches"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 4, 8, 16}));
+  ASSERT_EQ(sw["series"].size(), 2u);
+  EXPECT_TRUE(sw["series"][0]["data"][3].is_null());  // oom: no point on the line...
+  EXPECT_EQ(sw["series"][0]["oom"][3], 0);             // ...but a marker
+  EXPECT_TRUE(sw["series"][1]["oom"][3].is_null());
+  EXPECT_EQ(sw["oom"].size(), 1u);
+
+  ASSERT_TRUE(m["ablation"].is_object());
+  EXPECT_EQ(m["ablation"]["labels"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"conv", "separable", "depthwise"}));
+  EXPECT_GT(m["ablation"]["series"][0]["gflops"][0].get<double>(), 0.0);
+}
+
+TEST(Report, OneRunHasNoSpeedupChart) {
+  const auto m = report_model({{"cpu.json", read_results(kCpu)}});
+  EXPECT_TRUE(m["speedup"].is_null());
+  EXPECT_EQ(m["sweeps"].size(), 1u);
+}
+
+TEST(Report, PageIsSelfContained) {
+  const std::string page = html_report(fixture_runs(), "/* chart.js stand-in */ window.Chart = function () {};");
+  EXPECT_NE(page.find("chart.js stand-in"), std::string::npos);
+  EXPECT_EQ(page.find("<script src"), std::string::npos);
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+  EXPECT_NE(page.find("resnet18:b2:fp32:nchw:cpu"), std::string::npos);  // the rerun descriptor in the table
+  EXPECT_NE(page.find("openblas"), std::string::npos);                   // the context
+}
+
+TEST(Report, ScriptTextCannotCloseItsTag) {
+  const std::string page = detail::fill_report_template("t", R"({"a": "</script><b>"})", "", "var x = 1;");
+  EXPECT_EQ(page.find("</script><b>"), std::string::npos);
+  EXPECT_NE(page.find(R"(<\/script><b>)"), std::string::npos);
+}
+
+TEST(ReportCli, MissingChartJsIsOneClearLine) {
+  const fs::path dir = scratch("nochart");
+  const int code = shell("TRAINBENCH_CHARTJS=" + (dir / "nope.js").string() + " " + TRAINBENCH_EXE + " report " + kCpu +
+                         " -o " + (dir / "r.html").string() + " 2> " + (dir / "err.txt").string());
+  const std::string err = slurp(dir / "err.txt");
+  EXPECT_EQ(code, 1) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("libjs-chart.js"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir / "r.html"));
+}
+
+std::string find_chromium() {
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
+    if (fs::exists(p)) return p;
+  return "";
+}
+
+struct PageStatus {
+  int charts = -1, canvases = -1, drawn = -1, errors = -1;
+};
+
+// Opens the page in headless Chromium, returns the status line the page wrote after drawing, and saves
+// a screenshot next to the test binary (build dir/test-artifacts/NAME.png).
+PageStatus open_in_chromium(const fs::path& page, const std::string& name) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) {
+    ADD_FAILURE() << "chromium is not installed: the report test needs it (apt-get install chromium, or run "
+                     "scripts/setup-deps.sh)";
+    return {};
+  }
+  const fs::path dir = page.parent_path();
+  const fs::path artifacts = fs::path(TRAINBENCH_EXE).parent_path() / "test-artifacts";
+  fs::create_directories(artifacts);
+  const std::string flags = " --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run "
+                            "--disable-dev-shm-usage --user-data-dir=" + (dir / "profile").string() +
+                            " --virtual-time-budget=5000 --window-size=1400,3000 ";
+  const fs::path dom = dir / "dom.html", log = dir / "chromium.log";
+  int code = shell("timeout 120 " + chromium + flags + "--dump-dom file://" + page.string() + " > " + dom.string() +
+                   " 2> " + log.string());
+  EXPECT_EQ(code, 0) << slurp(log);
+  const fs::path png = artifacts / (name + ".png");
+  fs::remove(png);
+  code = shell("timeout 120 " + chromium + flags + "--screenshot=" + png.string() + " file://" + page.string() +
+               " > /dev/null 2>> " + log.string());
+  EXPECT_EQ(code, 0) << slurp(log);
+  EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
+
+  const std::string text = slurp(dom);
+  std::smatch m;
+  const std::regex re(R"(id="tb-status">charts=(\d+) canvases=(\d+) drawn=(\d+) errors=(\d+))");
+  if (!std::regex_search(text, m, re)) {
+    ADD_FAILURE() << "no status line in the page after loading; chromium said:\n" << slurp(log);
+    return {};
+  }
+  return {std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4])};
+}
+
+fs::path write_report(const std::vector<std::string>& inputs, const fs::path& dir) {
+  const fs::path page = dir / "report.html";
+  std::string args;
+  for (const auto& i : inputs) args += " " + i;
+  const int code = shell(std::string(TRAINBENCH_EXE) + " report" + args + " -o " + page.string() + " 2> " +
+                         (dir / "err.txt").string());
+  EXPECT_EQ(code, 0) << slurp(dir / "err.txt");
+  return page;
+}
+
+TEST(ReportBrowser, TwoRunsDrawEveryChart) {
+  const fs::path dir = scratch("browser2");
+  const PageStatus s = open_in_chromium(write_report({kCpu, kGpu}, dir), "report_two_runs");
+  EXPECT_EQ(s.charts, 3);  // speed-up, resnet18 batch sweep, ablation
+  EXPECT_EQ(s.canvases, 3);
+  EXPECT_EQ(s.drawn, 3);
+  EXPECT_EQ(s.errors, 0);
+}
+
+TEST(ReportBrowser, OneRunDrawsEveryChart) {
+  const fs::path dir = scratch("browser1");
+  const PageStatus s = open_in_chromium(write_report({kCpu}, dir), "report_one_run");
+  EXPECT_EQ(s.charts, 2);  // no speed-up with a single run
+  EXPECT_EQ(s.drawn, 2);
+  EXPECT_EQ(s.errors, 0);
+}
+
+}  // namespace
+}  // namespace trainbench
