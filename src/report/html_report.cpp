@@ -82,6 +82,8 @@ std::string context_table(const std::vector<ReportRun>& runs) {
 }
 
 struct Cell {
+  Cell(std::string text_, std::string sort_ = "", std::string title_ = "")
+      : text(std::move(text_)), sort(std::move(sort_)), title(std::move(title_)) {}
   std::string text;
   std::string sort;   // numeric sort value; empty: sort by text
   std::string title;  // hover text (the error message of a failed case)
@@ -120,6 +122,7 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
     for (const auto& r : runs[i].file.benchmarks) {
       const Summary& s = r.step_time_s;
       const bool ok = r.ok();
+      const bool spread = ok && s.n >= 2;  // one step has no measured spread
       std::vector<Cell> cells = {
           {runs[i].label, ""},
           {r.name, ""},
@@ -129,9 +132,9 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
           num_cell(r.throughput, ok),
           {r.unit, ""},
           num_cell(s.median * 1e3, ok, " ms"),
-          num_cell(s.jitter * 1e3, ok, " ms"),
-          num_cell(100.0 * s.cv(), ok, "%"),
-          num_cell(100.0 * relative_noise(r), ok, "%"),
+          num_cell(s.jitter * 1e3, spread, " ms"),
+          num_cell(100.0 * s.cv(), spread, "%"),
+          num_cell(100.0 * relative_noise(r), spread, "%"),
           {std::to_string(s.n), std::to_string(s.n)},
           {r.stop_reason, ""},
           num_cell(r.achieved_gflops, ok && r.achieved_gflops > 0),

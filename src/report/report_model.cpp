@@ -19,7 +19,13 @@ using nlohmann::json;
 
 json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
-std::string series_label(const ReportRun& run) { return run.label + " (" + run.file.context.device + ")"; }
+// "a.json (cuda:0)"; on a CPU the thread count too, since it is what tells two CPU runs apart.
+std::string series_label(const ReportRun& run) {
+  const Context& c = run.file.context;
+  if (c.device.rfind("cpu", 0) == 0 && c.threads > 0)
+    return run.label + " (" + c.device + ", " + std::to_string(c.threads) + " threads)";
+  return run.label + " (" + c.device + ")";
+}
 
 // Speed-up per model: the geometric mean of the OTHER/BASE ratios of the model's joined cases.
 json speedup_model(const std::vector<ReportRun>& runs) {
