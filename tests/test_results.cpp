@@ -87,6 +87,7 @@ Record sample_record() {
   r.peak_memory_bytes = (int64_t{5} << 30) + 17;
   r.wall_time_s = 12.75;
   r.warmup_time_s = 1.5;
+  r.tokens_per_s = 2500.0;
   return r;
 }
 
@@ -146,6 +147,7 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_EQ(a.peak_memory_bytes, b.peak_memory_bytes);
   EXPECT_DOUBLE_EQ(a.wall_time_s, b.wall_time_s);
   EXPECT_DOUBLE_EQ(a.warmup_time_s, b.warmup_time_s);
+  EXPECT_DOUBLE_EQ(a.tokens_per_s, b.tokens_per_s);
 }
 
 std::set<std::string> keys_of(const nlohmann::json& j) {
@@ -355,7 +357,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
             (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",
                                    "optimizer", "forward_only", "threads", "status", "error", "throughput", "unit",
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
-                                   "achieved_gflops", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s"}));
+                                   "achieved_gflops", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
   // The fixture uses the same keys, so it documents the schema as written.
@@ -640,7 +642,7 @@ TEST(Printer, CsvQuotesFieldsWithCommasAndQuotes) {
   // The bert descriptor has commas; the error has commas and quotes.
   EXPECT_NE(csv.find("\"bert:L12,H768,S200:b256:fp32:cpu\",bert,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\"bf16 is not supported on this CPU, says \"\"mkldnn\"\"\""), std::string::npos) << csv;
-  EXPECT_NE(csv.find("resnet50:b32:fp32:nchw:cpu,resnet50,,32,cpu,fp32,nchw,sgd,false,8,ok,,12.5,images/s,2.56,"),
+  EXPECT_NE(csv.find("resnet50:b32:fp32:nchw:cpu,resnet50,,32,cpu,fp32,nchw,sgd,false,8,ok,,12.5,images/s,0,2.56,"),
             std::string::npos)
       << csv;
 }

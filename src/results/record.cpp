@@ -73,6 +73,7 @@ nlohmann::json to_json(const Record& r) {
   j["parameters"] = r.parameters;
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["wall_time_s"] = r.wall_time_s;
+  j["tokens_per_s"] = r.tokens_per_s;
   j["warmup_time_s"] = r.warmup_time_s;
   return j;
 }
@@ -120,6 +121,7 @@ Record record_from_json(const nlohmann::json& j) {
   r.parameters = get_int(j, "parameters");
   r.peak_memory_bytes = get_int(j, "peak_memory_bytes");
   r.wall_time_s = get_double(j, "wall_time_s");
+  r.tokens_per_s = get_double(j, "tokens_per_s");
   r.warmup_time_s = get_double(j, "warmup_time_s");
   return r;
 }

@@ -30,6 +30,7 @@ struct Record {
   std::string error;       // one line; empty when ok
   double throughput = 0.0; // samples per second = batch_size / median step time
   std::string unit = "images/s";
+  double tokens_per_s = 0.0;      // sequence workloads: throughput x sequence length; else 0
   Summary step_time_s;     // over the measured steps, seconds
   std::vector<double> samples_s;  // raw step times, seconds, in order
   long warmup_steps = 0;

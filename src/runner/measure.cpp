@@ -133,6 +133,7 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
     r.step_time_s = summarize(samples);
     r.stop_reason = policy.reason();
     r.throughput = static_cast<double>(w->samples_per_step()) / r.step_time_s.median;
+    r.tokens_per_s = static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
     r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
     r.peak_memory_bytes = peak_memory_bytes(c.device);
     r.status = Status::ok;

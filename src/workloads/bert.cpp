@@ -39,7 +39,7 @@ class BertWorkload final : public detail::LossWorkload {
       const auto s = segments_.narrow(0, 0, 1);
       one = count_flops([&] { model_->forward(t, s); });
     }
-    finish_setup(*model_, one * static_cast<double>(o.batch), model_->parameter_count());
+    finish_setup(*model_, one * static_cast<double>(o.batch), model_->parameter_count(), seq);
   }
 
  private:

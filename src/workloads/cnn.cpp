@@ -1,9 +1,6 @@
 // Image classification workloads: any model of the CNN zoo, cross-entropy on synthetic images.
 #include <torch/torch.h>
 
-#include <stdexcept>
-
-#include "core/flops.h"
 #include "models/registry.h"
 #include "workloads/training.h"
 #include "workloads/workload.h"
@@ -11,14 +8,12 @@
 namespace trainbench {
 namespace {
 
-class CnnWorkload final : public Workload {
+class CnnWorkload final : public detail::LossWorkload {
  public:
-  CnnWorkload(const models::ModelInfo& info, const WorkloadOptions& o) : options_(o) {
-    detail::check_precision(o);
+  CnnWorkload(const models::ModelInfo& info, const WorkloadOptions& o) : LossWorkload(o, "images/s") {
     const torch::Device dev = o.device.torch_device();
     model_ = info.make();
     model_.ptr()->to(dev);
-    parameters_ = models::parameter_count(*model_.ptr());
     std::vector<int64_t> shape = {o.batch};
     shape.insert(shape.end(), info.input_shape.begin(), info.input_shape.end());
     input_ = torch::randn(shape, torch::TensorOptions().device(dev));
@@ -27,48 +22,19 @@ class CnnWorkload final : public Workload {
       detail::to_channels_last(*model_.ptr());
       input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
     }
-    const double fwd = models::forward_flops(model_, info.input_shape, o.batch);
-    flops_ = o.forward_only ? fwd : training_flops(fwd);
-    params_ = model_.ptr()->parameters();
-    if (o.forward_only) {
-      model_.ptr()->eval();
-    } else {
-      optimizer_ = detail::make_optimizer(o.optimizer, params_);
-    }
+    finish_setup(*model_.ptr(), models::forward_flops(model_, info.input_shape, o.batch),
+                 models::parameter_count(*model_.ptr()));
   }
 
-  void step() override {
-    if (options_.forward_only) {
-      torch::NoGradGuard no_grad;
-      detail::AutocastScope amp(options_);
-      last_ = model_.forward(input_);
-      return;
-    }
-    detail::zero_grad(params_);
-    torch::Tensor loss;
-    {
-      detail::AutocastScope amp(options_);
-      loss = torch::nn::functional::cross_entropy(model_.forward(input_), labels_);
-    }
-    loss.backward();
-    optimizer_->step();
-    last_ = loss;
+ protected:
+  torch::Tensor forward() override { return model_.forward(input_); }
+  torch::Tensor loss(const torch::Tensor& output) override {
+    return torch::nn::functional::cross_entropy(output, labels_);
   }
-
-  int64_t samples_per_step() const override { return options_.batch; }
-  std::string unit() const override { return "images/s"; }
-  double flops_per_step() const override { return flops_; }
-  int64_t parameters() const override { return parameters_; }
-  double last_loss() const override { return last_.defined() && last_.dim() == 0 ? last_.item<double>() : 0.0; }
 
  private:
-  WorkloadOptions options_;
   torch::nn::AnyModule model_;
-  std::vector<torch::Tensor> params_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  torch::Tensor input_, labels_, last_;
-  int64_t parameters_ = 0;
-  double flops_ = 0.0;
+  torch::Tensor input_, labels_;
 };
 
 }  // namespace

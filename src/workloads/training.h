@@ -37,4 +37,38 @@ void check_precision(const WorkloadOptions& o);
 // Converts 4-d parameters and buffers to channels-last in place.
 void to_channels_last(torch::nn::Module& module);
 
+// A workload whose training step is zero_grad, loss(forward()) under autocast, backward, optimizer
+// step; forward-only runs forward() alone, under no-grad, in eval mode. A subclass builds its model
+// and synthetic batch on the device, then calls finish_setup.
+class LossWorkload : public Workload {
+ public:
+  void step() override;
+  int64_t samples_per_step() const override { return options_.batch; }
+  std::string unit() const override { return unit_; }
+  double flops_per_step() const override { return flops_; }
+  int64_t parameters() const override { return parameters_; }
+  int64_t tokens_per_step() const override { return options_.batch * tokens_per_sample_; }
+  double last_loss() const override;
+
+ protected:
+  LossWorkload(const WorkloadOptions& options, std::string unit);
+  // `forward_flops`: one forward pass over the whole batch. Sets the model's mode, builds the optimizer.
+  // `tokens_per_sample` > 0 for sequence workloads (tokens/s is reported beside sequences/s).
+  void finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters, int64_t tokens_per_sample = 0);
+  virtual torch::Tensor forward() = 0;
+  virtual torch::Tensor loss(const torch::Tensor& output) = 0;
+
+  WorkloadOptions options_;
+
+ private:
+  std::string unit_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  torch::Tensor last_;
+  int64_t parameters_ = 0;
+  int64_t tokens_per_sample_ = 0;
+  double flops_ = 0.0;
+};
+
+
 }  // namespace trainbench::detail

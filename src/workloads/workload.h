@@ -36,6 +36,8 @@ class Workload {
   virtual std::string unit() const = 0;          // e.g. "images/s"
   virtual double flops_per_step() const = 0;     // training: 3x forward; forward-only: 1x
   virtual int64_t parameters() const = 0;
+  // Tokens per step for sequence workloads (batch x sequence length); 0 for the others.
+  virtual int64_t tokens_per_step() const { return 0; }
   // The loss of the last training step (synchronises; call outside timing). 0 for forward-only.
   virtual double last_loss() const = 0;
 };
