@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -223,6 +224,9 @@ void write_html_report(const std::vector<std::string>& inputs, const std::string
   const std::string chartjs = slurp(chartjs_path);
   if (chartjs.empty()) throw ReportError(chartjs_path + ": empty or unreadable; reinstall libjs-chart.js");
   const std::string page = html_report(runs, chartjs);
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(output).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);  // a failure shows when writing
   const std::string tmp = output + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
