@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "report/html_report.h"
 #include "results/journal.h"
 #include "results/printer.h"
 #include "results/results_file.h"
@@ -143,6 +144,14 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   if (!auto_batch.empty()) default_cpu_memory_limit(plan, o.measure);
   if (o.output.empty()) o.output = default_output_path("trainbench");
   check_writable(o.output);
+  if (!o.report.empty()) {  // a report that cannot be written must fail now, not after the run
+    check_writable(o.report);
+    try {
+      (void)find_chartjs();
+    } catch (const ReportError& e) {
+      throw InputError(e.what());
+    }
+  }
 
   // Cases already measured (resume): from the journal, and from a results file already written.
   const std::string journal_path = journal_path_for(o.output);
