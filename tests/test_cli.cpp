@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli_util.h"
 #include "results/journal.h"
 #include "results/results_file.h"
 
@@ -21,41 +22,11 @@ namespace {
 
 const std::string kFast = " --warmup 1 --min-steps 2 --min-time 0 --max-time 1 --max-noise 100";
 
-struct CmdResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path temp_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("trainbench_cli_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-CmdResult trainbench(const std::string& args, const fs::path& dir) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = std::string(TRAINBENCH_EXE) + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null";
-  const int status = std::system(cmd.c_str());
-  CmdResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using namespace test;
 
 void expect_bad_input(const std::string& args, const std::string& fragment) {
-  const fs::path dir = temp_dir("bad");
-  const CmdResult r = trainbench(args + " -o " + (dir / "r.json").string(), dir);
+  const fs::path dir = temp_dir("cli", "bad");
+  const CmdResult r = run_trainbench(args + " -o " + (dir / "r.json").string(), dir);
   EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << args << "\n" << r.err;
   EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
@@ -78,19 +49,19 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
 }
 
 TEST(Cli, UnwritableOutputIsBadInput) {
-  const fs::path dir = temp_dir("unwritable");
-  const CmdResult r = trainbench("run --model resnet18 --batch 1 -o /proc/trainbench/r.json", dir);
+  const fs::path dir = temp_dir("cli", "unwritable");
+  const CmdResult r = run_trainbench("run --model resnet18 --batch 1 -o /proc/trainbench/r.json", dir);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("/proc/trainbench/r.json"), std::string::npos) << r.err;
 }
 
 TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
-  const fs::path dir = temp_dir("oom");
+  const fs::path dir = temp_dir("cli", "oom");
   const fs::path out = dir / "r.json";
   // b512 needs gigabytes of activations; b1 fits in the limit. The OOM case runs first.
-  const CmdResult r = trainbench("run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
-                           " --memory-limit 1G" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = run_trainbench("run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
+                               " --memory-limit 1G" + kFast + " -o " + out.string(), dir);
   EXPECT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   ASSERT_EQ(f.benchmarks.size(), 2u);
@@ -109,9 +80,9 @@ TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
 }
 
 TEST(Cli, MeasuredRecordHasEveryNumber) {
-  const fs::path dir = temp_dir("ok");
+  const fs::path dir = temp_dir("cli", "ok");
   const fs::path out = dir / "r.json";
-  const CmdResult r = trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = run_trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   ASSERT_EQ(f.benchmarks.size(), 1u);
@@ -131,7 +102,7 @@ TEST(Cli, MeasuredRecordHasEveryNumber) {
 }
 
 TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
-  const fs::path dir = temp_dir("kill");
+  const fs::path dir = temp_dir("cli", "kill");
   const fs::path out = dir / "r.json";
   const fs::path journal = dir / "r.json.journal";
   const std::string cases = "run --case mobilenet_v2:b1:fp32:nchw:cpu --case mobilenet_v2:b2:fp32:nchw:cpu"
@@ -162,7 +133,7 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   EXPECT_EQ(j.records[0].name, "mobilenet_v2:b1:fp32:nchw:cpu");
   EXPECT_EQ(j.records[0].status, Status::ok);
 
-  const CmdResult r = trainbench(cases + " --resume" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = run_trainbench(cases + " --resume" + kFast + " -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("already measured"), std::string::npos) << r.err;
   const ResultsFile f = read_results(out.string());
@@ -174,8 +145,8 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
 }
 
 TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
-  const fs::path dir = temp_dir("list");
-  const CmdResult r = trainbench("list", dir);
+  const fs::path dir = temp_dir("cli", "list");
+  const CmdResult r = run_trainbench("list", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* m : {"alexnet", "vgg11", "vgg16", "vgg19", "googlenet", "inception3", "inception4", "resnet18",
                         "resnet34", "resnet50", "resnet101", "resnet152", "resnet50_v2", "mobilenet_v1",

@@ -1,8 +1,6 @@
 // compare: the join, the ratio, the noise-aware verdict and the geometric means, on fixture files;
 // and the command line's exit code 2 with one line for every kind of bad results file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -11,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.h"
 #include "report/compare.h"
 #include "results/results_file.h"
 
@@ -23,37 +22,7 @@ const std::string kData = TRAINBENCH_TEST_DATA;
 const std::string kBase = kData + "/compare_base.json";
 const std::string kOther = kData + "/compare_other.json";
 
-struct ExeResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path scratch(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("trainbench_compare_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-ExeResult trainbench(const std::string& args, const fs::path& dir) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = std::string(TRAINBENCH_EXE) + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null";
-  const int status = std::system(cmd.c_str());
-  ExeResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
-
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+using namespace test;
 
 const CaseComparison& find_case(const Comparison& c, const std::string& model) {
   for (const auto& cc : c.cases)
@@ -149,15 +118,15 @@ TEST(Compare, ThreadsLeftOutOfTheKeyUnlessSwept) {
 }
 
 TEST(CompareCli, PrintsEveryFormat) {
-  const fs::path dir = scratch("formats");
-  ExeResult r = trainbench("compare " + kBase + " " + kOther, dir);
+  const fs::path dir = temp_dir("compare", "formats");
+  CmdResult r = run_trainbench("compare " + kBase + " " + kOther, dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("faster"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("only in BASE (1): alexnet:b32:fp32:nchw"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("only in OTHER (1): googlenet:b32:fp32:nchw"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("overall"), std::string::npos) << r.out;
 
-  r = trainbench("compare " + kBase + " " + kOther + " --format md", dir);
+  r = run_trainbench("compare " + kBase + " " + kOther + " --format md", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("| case | family | base | other | unit | ratio | noise | verdict | note |"), std::string::npos)
       << r.out;
@@ -168,11 +137,11 @@ TEST(CompareCli, PrintsEveryFormat) {
             std::string::npos)
       << r.out;
 
-  r = trainbench("compare " + kBase + " " + kOther + " --format csv", dir);
+  r = run_trainbench("compare " + kBase + " " + kOther + " --format csv", dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(lines(r.out), 1 + 7 + 2);
+  EXPECT_EQ(count_lines(r.out), 1 + 7 + 2);
 
-  r = trainbench("compare " + kBase + " " + kOther + " " + kOther + " --format json -o " + (dir / "c.json").string(), dir);
+  r = run_trainbench("compare " + kBase + " " + kOther + " " + kOther + " --format json -o " + (dir / "c.json").string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(dir / "c.json"));
   ASSERT_EQ(j["comparisons"].size(), 2u);  // one per OTHER
@@ -184,14 +153,14 @@ TEST(CompareCli, PrintsEveryFormat) {
 
 // Every kind of bad results file: exit 2 and one line naming the file.
 void expect_bad_file(const std::string& subcommand, const std::string& content, bool create, const std::string& what) {
-  const fs::path dir = scratch("bad");
+  const fs::path dir = temp_dir("compare", "bad");
   const fs::path bad = dir / "bad_results.json";
   if (create) std::ofstream(bad) << content;
   const std::string args = subcommand == "compare" ? "compare " + kBase + " " + bad.string()
                                                    : "report " + kBase + " " + bad.string() + " -o " + (dir / "r.html").string();
-  const ExeResult r = trainbench(args, dir);
+  const CmdResult r = run_trainbench(args, dir);
   EXPECT_EQ(r.code, 2) << what << ": " << r.err;
-  EXPECT_EQ(lines(r.err), 1) << what << ": " << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << what << ": " << r.err;
   EXPECT_NE(r.err.find(bad.string()), std::string::npos) << what << ": " << r.err;
   EXPECT_TRUE(r.out.empty()) << what;
   EXPECT_FALSE(fs::exists(dir / "r.html")) << what;
@@ -213,11 +182,11 @@ TEST(CompareCli, BadFilesGiveOneLineAndExitTwo) { expect_every_bad_file("compare
 TEST(ReportCli, BadFilesGiveOneLineAndExitTwo) { expect_every_bad_file("report"); }
 
 TEST(CompareCli, NeedsTwoFilesAndAKnownFormat) {
-  const fs::path dir = scratch("usage");
-  ExeResult r = trainbench("compare " + kBase, dir);
+  const fs::path dir = temp_dir("compare", "usage");
+  CmdResult r = run_trainbench("compare " + kBase, dir);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(lines(r.err), 1) << r.err;
-  r = trainbench("compare " + kBase + " " + kOther + " --format xml", dir);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  r = run_trainbench("compare " + kBase + " " + kOther + " --format xml", dir);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
 }

@@ -1,8 +1,6 @@
 // The HTML report: its data model, that it is self-contained, the Chart.js look-up, and a headless
 // Chromium that opens the page, finds every chart drawn and no script error, and saves a screenshot.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.h"
 #include "report/html_report.h"
 #include "results/results_file.h"
 
@@ -24,24 +23,7 @@ const std::string kData = TRAINBENCH_TEST_DATA;
 const std::string kCpu = kData + "/report_cpu.json";
 const std::string kGpu = kData + "/report_gpu.json";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path scratch(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("trainbench_report_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-int shell(const std::string& cmd) {
-  const int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using namespace test;
 
 std::vector<ReportRun> fixture_runs() { return {{"cpu.json", read_results(kCpu)}, {"gpu.json", read_results(kGpu)}}; }
 
@@ -93,7 +75,7 @@ TEST(Report, ScriptTextCannotCloseItsTag) {
 }
 
 TEST(ReportCli, MissingChartJsIsOneClearLine) {
-  const fs::path dir = scratch("nochart");
+  const fs::path dir = temp_dir("report", "nochart");
   const int code = shell("TRAINBENCH_CHARTJS=" + (dir / "nope.js").string() + " " + TRAINBENCH_EXE + " report " + kCpu +
                          " -o " + (dir / "r.html").string() + " 2> " + (dir / "err.txt").string());
   const std::string err = slurp(dir / "err.txt");
@@ -160,7 +142,7 @@ fs::path write_report(const std::vector<std::string>& inputs, const fs::path& di
 }
 
 TEST(ReportBrowser, TwoRunsDrawEveryChart) {
-  const fs::path dir = scratch("browser2");
+  const fs::path dir = temp_dir("report", "browser2");
   const PageStatus s = open_in_chromium(write_report({kCpu, kGpu}, dir), "report_two_runs");
   EXPECT_EQ(s.charts, 3);  // speed-up, resnet18 batch sweep, ablation
   EXPECT_EQ(s.canvases, 3);
@@ -169,7 +151,7 @@ TEST(ReportBrowser, TwoRunsDrawEveryChart) {
 }
 
 TEST(ReportBrowser, OneRunDrawsEveryChart) {
-  const fs::path dir = scratch("browser1");
+  const fs::path dir = temp_dir("report", "browser1");
   const PageStatus s = open_in_chromium(write_report({kCpu}, dir), "report_one_run");
   EXPECT_EQ(s.charts, 2);  // no speed-up with a single run
   EXPECT_EQ(s.drawn, 2);

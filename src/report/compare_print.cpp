@@ -72,20 +72,10 @@ std::string console_table(const Cells& t) {
   return out;
 }
 
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
 std::string md_table(const Cells& t) {
   auto line = [](const std::vector<std::string>& cells) {
     std::string s = "|";
-    for (const auto& c : cells) s += " " + md_escape(c) + " |";
+    for (const auto& c : cells) s += " " + markdown_escape(c) + " |";
     return s + "\n";
   };
   std::string out = line(t.titles) + "|";
@@ -93,16 +83,6 @@ std::string md_table(const Cells& t) {
   out += "\n";
   for (const auto& row : t.rows) out += line(row);
   return out;
-}
-
-std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
@@ -138,8 +118,8 @@ std::string print_comparisons_markdown(const std::vector<Comparison>& cs) {
   std::string out;
   for (const auto& c : cs) {
     if (!out.empty()) out += "\n";
-    out += "**BASE** `" + c.base_label + "`: " + md_escape(detail::context_summary(c.base_context)) + "  \n";
-    out += "**OTHER** `" + c.other_label + "`: " + md_escape(detail::context_summary(c.other_context)) + "\n\n";
+    out += "**BASE** `" + c.base_label + "`: " + markdown_escape(detail::context_summary(c.base_context)) + "  \n";
+    out += "**OTHER** `" + c.other_label + "`: " + markdown_escape(detail::context_summary(c.other_context)) + "\n\n";
     out += md_table(case_cells(c));
     const bool threads = c.keys_with_threads;
     if (!c.only_in_base.empty())

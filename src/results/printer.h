@@ -31,6 +31,10 @@ std::string print_markdown(const std::vector<Record>& records, const Context* co
 std::string print_csv(const std::vector<Record>& records);  // one header row; every scalar field
 std::string print_json(const ResultsFile& file);           // the results file itself
 
+// One cell's text, made safe for its format; shared with the compare printers.
+std::string csv_quote(const std::string& s);        // RFC 4180: quoted only when it holds , " CR or LF
+std::string markdown_escape(const std::string& s);  // for a table cell: '|' -> "\\|", CR and LF -> ' '
+
 namespace detail {
 
 // The columns shared by the table and markdown printers, and one record's cells in them. Numbers are

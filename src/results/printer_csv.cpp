@@ -8,9 +8,7 @@
 
 namespace trainbench {
 
-namespace {
-
-std::string quote(const std::string& s) {
+std::string csv_quote(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
@@ -19,6 +17,8 @@ std::string quote(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
 
@@ -38,7 +38,7 @@ const char* const kHeader[] = {
 void append_row(std::string& out, const std::vector<std::string>& cells) {
   for (size_t i = 0; i < cells.size(); ++i) {
     if (i) out += ',';
-    out += quote(cells[i]);
+    out += csv_quote(cells[i]);
   }
   out += '\n';
 }

@@ -3,9 +3,7 @@
 
 namespace trainbench {
 
-namespace {
-
-std::string escape_cell(const std::string& s) {
+std::string markdown_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '|') out += "\\|";
@@ -15,9 +13,11 @@ std::string escape_cell(const std::string& s) {
   return out;
 }
 
+namespace {
+
 std::string md_line(const std::vector<std::string>& cells) {
   std::string line = "|";
-  for (const auto& c : cells) line += " " + escape_cell(c) + " |";
+  for (const auto& c : cells) line += " " + markdown_escape(c) + " |";
   return line + "\n";
 }
 
@@ -25,7 +25,7 @@ std::string md_line(const std::vector<std::string>& cells) {
 
 std::string print_markdown(const std::vector<Record>& records, const Context* context) {
   std::string out;
-  if (context) out += escape_cell(detail::context_summary(*context)) + "\n\n";
+  if (context) out += markdown_escape(detail::context_summary(*context)) + "\n\n";
   std::vector<std::string> titles;
   std::string separator = "|";
   for (const auto& c : detail::table_columns()) {

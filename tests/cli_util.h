@@ -1,0 +1,61 @@
+// Helpers for the tests that run the trainbench binary (TRAINBENCH_EXE): a shell command's exit code,
+// a run's exit code, stdout and stderr, a file's text, and a fresh scratch directory per test.
+#pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace trainbench {
+namespace test {
+
+// What a run of the binary left: its exit code (-1 if it did not exit normally), stdout and stderr.
+// (Not `Run`: that would hide gtest's Test::Run inside TEST bodies.)
+struct CmdResult {
+  int code = -1;
+  std::string out, err;
+};
+
+// The whole file as text; "" if it cannot be read.
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// An empty directory <tmp>/trainbench_<area>_<name>_<pid>, removed first if it was left from before.
+inline std::filesystem::path temp_dir(const std::string& area, const std::string& name) {
+  namespace fs = std::filesystem;
+  fs::path d = fs::temp_directory_path() / ("trainbench_" + area + "_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// Runs `cmd` with /bin/sh; its exit code, or -1 if it did not exit normally.
+inline int shell(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs `trainbench <args>` with no stdin; stdout and stderr go through files in `dir`.
+inline CmdResult run_trainbench(const std::string& args, const std::filesystem::path& dir) {
+  const std::filesystem::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  CmdResult r;
+  r.code = shell(std::string(TRAINBENCH_EXE) + " " + args + " > " + out.string() + " 2> " + err.string() +
+                 " < /dev/null");
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace test
+}  // namespace trainbench
