@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/device.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {
@@ -29,7 +30,10 @@ Record case_record(const Case& c) {
   Record r;
   r.name = c.descriptor();
   r.model = c.model;
-  r.params = c.params;
+  // Every parameter, defaults included, so a reader needs no registry; the descriptor (name) keeps
+  // the canonical short form.
+  const WorkloadInfo* w = find_workload(c.model);
+  r.params = w != nullptr ? effective_params(*w, c.params) : c.params;
   r.batch_size = c.batch;
   r.device = c.device.str();
   r.precision = c.precision;
