@@ -41,6 +41,7 @@ TEST(Cli, BadInputGivesOneLineAndExitTwo) {
   expect_bad_input("run --model resnet18 --batch 8 --precision fp64", "fp64");
   expect_bad_input("run --model resnet18 --batch 8 --layout nwhc", "nwhc");
   expect_bad_input("run --model resnet18 --batch 8 --device tpu", "tpu");
+  if (!torch::cuda::is_available()) expect_bad_input("run --model resnet18 --batch 8 --device cuda:0", "cuda:0");
   expect_bad_input("run --model resnet18 --batch 8 --format xml", "xml");
   expect_bad_input("run --model resnet18 --batch 8 --memory-limit lots", "lots");
   expect_bad_input("run --model resnet18 --batch 8 --bogus-flag", "bogus-flag");

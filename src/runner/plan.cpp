@@ -31,6 +31,8 @@ void validate_case(Case& c) {
   check_one_of(c.layout, known_layouts(), "layout");
   check_one_of(c.optimizer, known_optimizers(), "optimizer");
   if (c.threads < 0) throw InputError("bad thread count " + std::to_string(c.threads) + " (must be >= 0)");
+  // A device this build or machine does not have fails the plan, before anything runs.
+  if (const std::string why = device_unavailable_reason(c.device); !why.empty()) throw InputError(why);
 }
 
 namespace {
