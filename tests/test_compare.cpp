@@ -45,6 +45,19 @@ TEST(Compare, JoinsByDescriptorWithoutDevice) {
   EXPECT_EQ(c.only_in_other[0].model, "googlenet");
 }
 
+TEST(Compare, IgnoredSettingsLetDifferentLayoutsJoin) {
+  ResultsFile base = read_results(kBase);
+  ResultsFile other = read_results(kOther);
+  for (auto& r : other.benchmarks) r.layout = "nhwc";  // the same cases, run channels-last
+  EXPECT_TRUE(compare_runs(base, other, "base", "other").cases.empty());
+  ignore_field(base, "layout");
+  ignore_field(other, "layout");
+  const Comparison c = compare_runs(base, other, "base", "other");
+  ASSERT_EQ(c.cases.size(), 7u);
+  EXPECT_EQ(c.cases[0].key, "resnet50:b32:fp32:*");
+  EXPECT_THROW(ignore_field(base, "device"), std::invalid_argument);
+}
+
 TEST(Compare, RatioIsOtherOverBase) {
   const Comparison c = fixture_comparison();
   ASSERT_TRUE(find_case(c, "resnet50").ratio);

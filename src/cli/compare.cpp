@@ -7,6 +7,7 @@
 #include "report/compare.h"
 #include "results/printer.h"
 #include "results/results_file.h"
+#include "runner/plan.h"
 
 namespace trainbench::cli {
 
@@ -23,6 +24,16 @@ int cmd_compare(const CompareOptions& o) {
     for (const auto& f : o.files) files.push_back(read_results(f));
   } catch (const ResultsError& e) {
     return bad_input(e.what());
+  }
+
+  if (!o.ignore.empty()) {
+    try {
+      for (const auto& field : split_list(o.ignore, "--ignore")) {
+        for (auto& f : files) ignore_field(f, field);
+      }
+    } catch (const std::invalid_argument& e) {
+      return bad_input(e.what());
+    }
   }
 
   std::vector<Comparison> comparisons;

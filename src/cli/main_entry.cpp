@@ -101,6 +101,7 @@ int main_entry(int argc, char** argv) {
   cmp_cmd->add_option("files", cmp.files, "BASE.json OTHER.json [MORE.json ...]")->required();
   cmp_cmd->add_option("--format,-f", cmp.format, "table, md, csv, json");
   cmp_cmd->add_option("--output,-o", cmp.output, "Write to this file instead of stdout");
+  cmp_cmd->add_option("--ignore", cmp.ignore, "Settings that may differ between runs (layout,precision,optimizer), e.g. nchw vs nhwc");
 
   ReportOptions rep;
   CLI::App* rep_cmd = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");

@@ -55,6 +55,7 @@ struct MaxBatchOptions {
 
 struct CompareOptions {
   std::vector<std::string> files;  // BASE OTHER [MORE...]
+  std::string ignore;              // settings left out of the join: layout,precision,optimizer
   std::string format = "table";
   std::string output;              // empty: stdout
 };

@@ -91,6 +91,15 @@ std::string side_note(const Record& r, const std::string& side) {
 
 }  // namespace
 
+void ignore_field(ResultsFile& f, const std::string& field) {
+  std::string Record::*member = nullptr;
+  if (field == "layout") member = &Record::layout;
+  else if (field == "precision") member = &Record::precision;
+  else if (field == "optimizer") member = &Record::optimizer;
+  else throw std::invalid_argument("cannot ignore '" + field + "' (expected layout, precision or optimizer)");
+  for (auto& r : f.benchmarks) r.*member = "*";
+}
+
 Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const std::string& base_label,
                         const std::string& other_label) {
   const bool with_threads = has_duplicate_keys(base) || has_duplicate_keys(other);

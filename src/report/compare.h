@@ -58,6 +58,11 @@ std::string family_title(const std::string& family);
 
 double geometric_mean(const std::vector<double>& values);  // NaN for none
 
+// Lets runs that differ in a setting line up (e.g. nchw against nhwc): sets `field` (layout,
+// precision or optimizer) of every record to "*", so the join key no longer tells them apart.
+// Throws std::invalid_argument naming an unknown field.
+void ignore_field(ResultsFile& f, const std::string& field);
+
 // Joins BASE and OTHER. Threads stay in the key when either file sweeps threads (a key that would
 // otherwise appear twice in one file).
 Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const std::string& base_label,
