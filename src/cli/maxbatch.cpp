@@ -34,7 +34,7 @@ MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_
   const std::vector<std::string> child_flags = flags.child_args();
   return find_max_batch(c, start, max_batch, [&](const Case& trial) {
     if (*interrupted) return failed_record(trial, "interrupted");
-    Record r = run_case_isolated(trial, child_flags, flags.timeout_s, interrupted);
+    Record r = run_case_isolated(trial, child_flags, flags.timeout_s, !flags.memory_limit.empty(), interrupted);
     std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
                              r.status == Status::ok ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
                                                     : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));

@@ -232,7 +232,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       if (interrupted) break;
       r = m.largest > 0 ? m.best : !m.failure.empty() ? failed_record(c, m.failure) : m.tries.back();
     } else {
-      r = run_case_isolated(c, child_flags, o.measure.timeout_s, &interrupted);
+      r = run_case_isolated(c, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
       if (interrupted) break;
     }
     journal.append(r);

@@ -154,13 +154,15 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s) {
       return out;
     }
   }
+  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
   out.failure = describe_exit(status);
   const std::string last = last_nonempty_line(err_text);
   if (!last.empty()) out.failure += ": " + last;
   return out;
 }
 
-Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool* interrupted) {
+Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool memory_limited,
+                         bool* interrupted) {
   std::vector<std::string> args = {self_executable(), "run-case", c.descriptor()};
   args.insert(args.end(), flags.begin(), flags.end());
   ChildOutcome out = run_child(args, timeout_s);
@@ -168,6 +170,10 @@ Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, d
   if (out.have_record) return std::move(out.record);
   Record r = failed_record(c, out.failure);
   r.wall_time_s = out.wall_s;
+  if (memory_limited && (out.signal == SIGSEGV || out.signal == SIGBUS || out.signal == SIGABRT)) {
+    r.status = Status::oom;
+    r.error = out.failure + " under the memory limit (counted as out of memory)";
+  }
   return r;
 }
 

@@ -14,6 +14,7 @@ struct ChildOutcome {
   Record record;             // valid when have_record
   std::string failure;       // one line when !have_record: crash, timeout, bad output
   bool interrupted = false;  // the parent received SIGINT/SIGTERM while the child ran
+  int signal = 0;            // the signal that ended the child, if one did (not our timeout kill)
   double wall_s = 0.0;
 };
 
@@ -26,7 +27,10 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s);
 
 // Runs case `c` as `<self> run-case DESCRIPTOR <flags...>` and returns its Record, or an `error`
 // Record saying why there is none (crash, timeout). Sets *interrupted (no Record then) on Ctrl-C.
-Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool* interrupted);
+// With `memory_limited`, a crash (SIGSEGV, SIGBUS, SIGABRT) counts as `oom`: near RLIMIT_AS some
+// libraries do not survive a failed allocation; the error text keeps the signal.
+Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool memory_limited,
+                         bool* interrupted);
 
 // Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
 void install_interrupt_handlers();
