@@ -108,6 +108,45 @@ int main_entry(int argc, char** argv) {
   rep_cmd->add_option("files", rep.files, "RESULTS.json [MORE.json ...]; the first is BASE")->required();
   rep_cmd->add_option("--output,-o", rep.output, "The HTML file to write")->required();
 
+  OpOptions op;
+  CLI::App* op_cmd = app.add_subcommand("op", "Time one layer alone: forward, backward-data, backward-weights");
+  op_cmd->add_option("descriptors", op.descriptors, "Op descriptors, e.g. conv:mb32ic64ih56oc64kh3ph1g64 (docs/descriptors.md)")
+      ->required();
+  op_cmd->add_option("--device,-d", op.device, "cpu, cuda, cuda:N (default: the best one present)");
+  op_cmd->add_option("--precision", op.precisions, "fp32, bf16, fp16, comma-separated");
+  op_cmd->add_option("--layout", op.layouts, "nchw or nhwc (conv and bn), comma-separated");
+  op_cmd->add_option("--threads", op.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  op_cmd->add_option("--min-time", op.min_time_s, "Seconds to measure each phase at least")->check(CLI::NonNegativeNumber);
+  op_cmd->add_option("--max-time", op.max_time_s, "Seconds to measure each phase at most")->check(CLI::PositiveNumber);
+  op_cmd->add_option("--output,-o", op.output, "Results file (default: results/op-<time>.json)");
+  op_cmd->add_option("--format,-f", op.format, "table or json");
+
+  PeakOptions peak;
+  CLI::App* peak_cmd = app.add_subcommand("peak", "Measure the device's GEMM, memory-copy and convolution ceilings");
+  peak_cmd->add_option("--device,-d", peak.device, "cpu, cuda, cuda:N (default: the best one present)");
+  peak_cmd->add_option("--precision", peak.precisions, "GEMM precisions, comma-separated (fp32,bf16,fp16)");
+  peak_cmd->add_option("--threads", peak.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  peak_cmd->add_option("--gemm-size", peak.gemm_size, "M = N = K of the GEMMs (default 2048 on CPU, 8192 on GPUs)")
+      ->check(CLI::PositiveNumber);
+  peak_cmd->add_option("--output,-o", peak.output, "Also write the ceilings as a results file");
+
+  ExplainOptions ex;
+  CLI::App* ex_cmd = app.add_subcommand("explain", "Break a model's training step into its layers and flag slow ones");
+  ex_cmd->add_option("--model,-m", ex.model, "The model (see `trainbench list`)")->required();
+  ex_cmd->add_option("--batch,-b", ex.batch, "Batch size")->required()->check(CLI::PositiveNumber);
+  ex_cmd->add_option("--set", ex.sets, "Workload parameter key=value; repeatable");
+  ex_cmd->add_option("--device,-d", ex.device, "cpu, cuda, cuda:N (default: the best one present)");
+  ex_cmd->add_option("--precision", ex.precision, "fp32, bf16, fp16");
+  ex_cmd->add_option("--layout", ex.layout, "nchw or nhwc");
+  ex_cmd->add_option("--optimizer", ex.optimizer, "sgd, momentum, adam, adamw");
+  ex_cmd->add_option("--threads", ex.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  ex_cmd->add_option("--op-time", ex.op_min_time_s, "Seconds to measure each phase of each layer at least")
+      ->check(CLI::NonNegativeNumber);
+  ex_cmd->add_flag("--no-alternatives", ex.no_alternatives, "Do not time flagged layers in the other layout and precision");
+  ex_cmd->add_option("--output,-o", ex.output, "Results file (default: results/explain-<time>.json)");
+  ex_cmd->add_option("--format,-f", ex.format, "table or json");
+  ex.measure.add_to(*ex_cmd);
+
   std::string descriptor;
   MeasureFlags child_flags;
   int result_fd = 3;
@@ -135,6 +174,9 @@ int main_entry(int argc, char** argv) {
     if (app.got_subcommand(mb_cmd)) return cmd_maxbatch(mb);
     if (app.got_subcommand(cmp_cmd)) return cmd_compare(cmp);
     if (app.got_subcommand(rep_cmd)) return cmd_report(rep);
+    if (app.got_subcommand(op_cmd)) return cmd_op(op);
+    if (app.got_subcommand(peak_cmd)) return cmd_peak(peak);
+    if (app.got_subcommand(ex_cmd)) return cmd_explain(ex);
     if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, result_fd);
   } catch (const InputError& e) {
     return bad_input(e.what());

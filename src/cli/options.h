@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runner/maxbatch.h"
+#include "results/context.h"
 #include "runner/measure.h"
 
 namespace trainbench::cli {
@@ -60,6 +61,38 @@ struct CompareOptions {
   std::string output;              // empty: stdout
 };
 
+// `trainbench op`: layers alone, each phase timed.
+struct OpOptions {
+  std::vector<std::string> descriptors;
+  std::string device, precisions = "fp32", layouts = "nchw";
+  int threads = 0;
+  double min_time_s = 0.2;  // per phase
+  double max_time_s = 5.0;
+  std::string output;
+  std::string format = "table";  // table | json
+};
+
+// `trainbench peak`: the device's ceilings, cached for `run` and `explain`.
+struct PeakOptions {
+  std::string device, precisions = "fp32,bf16,fp16";
+  int threads = 0;
+  int64_t gemm_size = 0;
+  std::string output;  // also write them as a results file
+};
+
+// `trainbench explain`: a model's step broken into its layers.
+struct ExplainOptions {
+  std::string model, device, precision = "fp32", layout = "nchw", optimizer = "sgd";
+  int64_t batch = 0;
+  std::vector<std::string> sets;
+  int threads = 0;
+  double op_min_time_s = 0.2;  // per phase of each layer
+  bool no_alternatives = false;
+  std::string output;
+  std::string format = "table";
+  MeasureFlags measure;  // the whole step
+};
+
 struct ReportOptions {
   std::vector<std::string> files;
   std::string output;
@@ -88,6 +121,21 @@ MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_
                                 bool* interrupted);
 int cmd_run(RunOptions o, const CLI::App& sub);
 int cmd_maxbatch(MaxBatchOptions o);
+// The device named (empty: the best one present); throws InputError when it is unknown or absent.
+DeviceSpec resolve_device(const std::string& text);
+// A comma list whose values must be among `allowed`; throws InputError naming `what`.
+std::vector<std::string> checked_list(const std::string& text, const std::string& what,
+                                      const std::vector<std::string>& allowed);
+// Prepares this process to measure in-process as a case child does (threads, allocator, warm pools).
+// Returns the thread count in effect.
+int prepare_in_process(const DeviceSpec& device, int threads);
+
+int cmd_op(const OpOptions& o);
+int cmd_peak(const PeakOptions& o);
+int cmd_explain(ExplainOptions o);
+// The cached GEMM peak (`trainbench peak`) for `r`'s device, thread count and precision, as a
+// percentage of it in r.percent_of_peak; left NaN when none is cached.
+void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, int result_fd);
 
 }  // namespace trainbench::cli

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "ops/peak.h"
 #include "report/html_report.h"
 #include "results/journal.h"
 #include "results/printer.h"
@@ -191,6 +192,8 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     }
     context = collect_context(configure_threads(threads_hint), devices);
     context->cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
+    context->peak = find_cached_peak(plan.front().device.str(), context->device_name, context->threads,
+                                     context->libtorch_version);
   }
   if (context->blas_kind == "reference") {
     std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context->blas_library.value_or("?")
@@ -235,6 +238,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       r = run_case_isolated(c, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
       if (interrupted) break;
     }
+    add_percent_of_peak(r, *context);
     journal.append(r);
     if (tty) std::cerr << "\r\033[K" << std::flush;
     if (live_table) std::cout << table_row(r) << std::flush;

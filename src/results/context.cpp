@@ -117,15 +117,6 @@ std::string trim(std::string s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-std::string iso8601_utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string os_description() {
   std::string os;
   struct utsname u{};
@@ -201,6 +192,15 @@ const char* build_kind() {
 }
 
 }  // namespace
+
+std::string iso8601_utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 Context collect_context(int threads, const std::string& device) {
   Context c;
@@ -281,6 +281,7 @@ nlohmann::json to_json(const Context& c) {
   j["device_name"] = c.device_name;
   j["device_memory_bytes"] = opt(c.device_memory_bytes);
   j["cpu_allocator"] = c.cpu_allocator;
+  j["peak"] = c.peak ? to_json(*c.peak) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -309,6 +310,8 @@ Context context_from_json(const nlohmann::json& j) {
   c.device_name = get_string(j, "device_name");
   c.device_memory_bytes = get_optional_int(j, "device_memory_bytes");
   c.cpu_allocator = get_string(j, "cpu_allocator");
+  // Files written before `trainbench peak` existed have no "peak".
+  if (j.contains("peak") && !j["peak"].is_null()) c.peak = nested("peak", [&] { return peak_info_from_json(j["peak"]); });
   return c;
 }
 

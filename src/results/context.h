@@ -8,6 +8,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "results/op_record.h"
+
 namespace trainbench {
 
 struct Context {
@@ -32,11 +34,15 @@ struct Context {
   std::string device_name;                   // cpu: the CPU model; cuda: the GPU name
   std::optional<int64_t> device_memory_bytes;  // cpu: MemTotal; cuda: total device memory
   std::string cpu_allocator = "tuned";        // tuned (freed memory kept in the heap) | system (glibc as is)
+  std::optional<PeakInfo> peak;               // the device's ceilings from `trainbench peak`, when measured
 };
 
 // Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch
 // uses is loaded and can be named. `threads` and `device` are recorded as given.
 Context collect_context(int threads, const std::string& device);
+
+// The current time as ISO 8601 UTC, e.g. 2024-05-01T12:34:56Z.
+std::string iso8601_utc_now();
 
 nlohmann::json to_json(const Context& c);
 // Throws std::runtime_error naming the missing or mistyped field.

@@ -62,7 +62,8 @@ const std::vector<Column>& table_columns() {
   static const std::vector<Column> columns = {
       {"model", 20, false},      {"batch", 5, true},      {"device", 6, false}, {"precision", 9, false},
       {"layout", 6, false},      {"throughput", 16, true}, {"median ms", 9, true}, {"±jitter", 7, true},
-      {"n", 4, true},            {"GFLOP/s", 7, true},     {"peak mem", 9, true}, {"status", 0, false},
+      {"n", 4, true},            {"GFLOP/s", 7, true},     {"%peak", 5, true},
+      {"peak mem", 9, true}, {"status", 0, false},
   };
   return columns;
 }
@@ -83,6 +84,7 @@ std::vector<std::string> table_cells(const Record& r) {
                                                : dash);
   cells.push_back(measured ? std::to_string(r.step_time_s.n) : dash);
   cells.push_back(measured && positive(r.achieved_gflops) ? format_significant(r.achieved_gflops) : dash);
+  cells.push_back(measured && positive(r.percent_of_peak) ? format_significant(r.percent_of_peak) : dash);
   cells.push_back(measured && r.peak_memory_bytes > 0 ? format_bytes(r.peak_memory_bytes) : dash);
   cells.push_back(status_cell(r));
   return cells;

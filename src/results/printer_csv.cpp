@@ -32,7 +32,7 @@ const char* const kHeader[] = {
     "name", "model", "params", "batch_size", "device", "precision", "layout", "optimizer", "forward_only", "threads",
     "status", "error", "throughput", "unit", "tokens_per_s", "step_time_median_s", "step_time_mean_s", "step_time_stddev_s",
     "step_time_min_s", "step_time_max_s", "step_time_jitter_s", "step_time_n", "warmup_steps", "warmup_time_s",
-    "stop_reason", "flops_per_step", "achieved_gflops", "parameters", "peak_memory_bytes", "wall_time_s",
+    "stop_reason", "flops_per_step", "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -55,7 +55,7 @@ std::string print_csv(const std::vector<Record>& records) {
                      r.error, num(r.throughput), r.unit, num(r.tokens_per_s), num(s.median), num(s.mean), num(s.stddev), num(s.min),
                      num(s.max), num(s.jitter), std::to_string(s.n), std::to_string(r.warmup_steps),
                      num(r.warmup_time_s), r.stop_reason,
-                     num(r.flops_per_step), num(r.achieved_gflops), std::to_string(r.parameters),
+                     num(r.flops_per_step), num(r.achieved_gflops), num(r.percent_of_peak), std::to_string(r.parameters),
                      std::to_string(r.peak_memory_bytes), num(r.wall_time_s)});
   }
   return out;

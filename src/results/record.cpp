@@ -1,6 +1,7 @@
 // Record <-> JSON. The field names are the contract documented in docs/json-schema.md.
 #include "results/record.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +26,7 @@ Status status_from_string(const std::string& s) {
   throw std::invalid_argument("unknown status \"" + s + "\" (expected ok, oom or error)");
 }
 
-namespace {
+namespace detail {
 
 nlohmann::json summary_to_json(const Summary& s) {
   return {{"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},
@@ -45,7 +46,7 @@ Summary summary_from_json(const nlohmann::json& j) {
   return s;
 }
 
-}  // namespace
+}  // namespace detail
 
 nlohmann::json to_json(const Record& r) {
   nlohmann::json j;
@@ -64,12 +65,13 @@ nlohmann::json to_json(const Record& r) {
   j["error"] = r.error;
   j["throughput"] = r.throughput;
   j["unit"] = r.unit;
-  j["step_time_s"] = summary_to_json(r.step_time_s);
+  j["step_time_s"] = detail::summary_to_json(r.step_time_s);
   j["samples_s"] = r.samples_s;
   j["warmup_steps"] = r.warmup_steps;
   j["stop_reason"] = r.stop_reason;
   j["flops_per_step"] = r.flops_per_step;
   j["achieved_gflops"] = r.achieved_gflops;
+  j["percent_of_peak"] = std::isfinite(r.percent_of_peak) ? nlohmann::json(r.percent_of_peak) : nlohmann::json();
   j["parameters"] = r.parameters;
   j["peak_memory_bytes"] = r.peak_memory_bytes;
   j["wall_time_s"] = r.wall_time_s;
@@ -118,6 +120,7 @@ Record record_from_json(const nlohmann::json& j) {
   r.stop_reason = get_string(j, "stop_reason");
   r.flops_per_step = get_double(j, "flops_per_step");
   r.achieved_gflops = get_double(j, "achieved_gflops");
+  if (j.contains("percent_of_peak")) r.percent_of_peak = get_double(j, "percent_of_peak");  // newer than schema 1's first files
   r.parameters = get_int(j, "parameters");
   r.peak_memory_bytes = get_int(j, "peak_memory_bytes");
   r.wall_time_s = get_double(j, "wall_time_s");

@@ -2,6 +2,7 @@
 // journals and result files. Field names here are the JSON contract (docs/json-schema.md).
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct Record {
   std::string stop_reason; // converged | max_time | max_steps
   double flops_per_step = 0.0;    // training FLOPs per step (3x forward; forward-only: 1x)
   double achieved_gflops = 0.0;   // flops_per_step / median / 1e9
+  // achieved_gflops as % of the device's measured GEMM peak for this precision (`trainbench peak`);
+  // NaN (null in JSON) when no peak was measured for this device and thread count.
+  double percent_of_peak = std::numeric_limits<double>::quiet_NaN();
   int64_t parameters = 0;
   int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
   double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it

@@ -45,7 +45,13 @@ std::string short_json_error(const std::exception& e) {
 nlohmann::json to_json(const ResultsFile& f) {
   nlohmann::json benchmarks = nlohmann::json::array();
   for (const auto& r : f.benchmarks) benchmarks.push_back(to_json(r));
-  return {{"schema_version", f.schema_version}, {"context", to_json(f.context)}, {"benchmarks", benchmarks}};
+  nlohmann::json j = {{"schema_version", f.schema_version}, {"context", to_json(f.context)}, {"benchmarks", benchmarks}};
+  if (!f.ops.empty()) {
+    j["ops"] = nlohmann::json::array();
+    for (const auto& o : f.ops) j["ops"].push_back(to_json(o));
+  }
+  if (f.explain) j["explain"] = to_json(*f.explain);
+  return j;
 }
 
 std::string results_to_string(const ResultsFile& f) { return to_json(f).dump(2) + "\n"; }
@@ -79,6 +85,24 @@ ResultsFile results_from_json(const nlohmann::json& j, const std::string& source
       if (benchmarks[i].is_object() && benchmarks[i].contains("name") && benchmarks[i]["name"].is_string())
         where += " (" + benchmarks[i]["name"].get<std::string>() + ")";
       throw fail(where + ": " + e.what());
+    }
+  }
+  if (j.contains("ops")) {
+    const auto& ops = j["ops"];
+    if (!ops.is_array()) throw fail("\"ops\" is not an array");
+    for (size_t i = 0; i < ops.size(); ++i) {
+      try {
+        f.ops.push_back(op_record_from_json(ops[i]));
+      } catch (const std::runtime_error& e) {
+        throw fail("ops[" + std::to_string(i) + "]: " + e.what());
+      }
+    }
+  }
+  if (j.contains("explain")) {
+    try {
+      f.explain = explanation_from_json(j["explain"]);
+    } catch (const std::runtime_error& e) {
+      throw fail(std::string("explain: ") + e.what());
     }
   }
   return f;

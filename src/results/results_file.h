@@ -1,12 +1,14 @@
 // A results file: {"schema_version": 1, "context": {...}, "benchmarks": [...]}, written atomically.
 #pragma once
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "results/context.h"
+#include "results/op_record.h"
 #include "results/record.h"
 
 namespace trainbench {
@@ -24,6 +26,8 @@ struct ResultsFile {
   int schema_version = kResultsSchemaVersion;
   Context context;
   std::vector<Record> benchmarks;
+  std::vector<OpRecord> ops;           // `trainbench op`: layers timed alone ("ops", written when present)
+  std::optional<Explanation> explain;  // `trainbench explain`: the step's breakdown ("explain", when present)
 };
 
 nlohmann::json to_json(const ResultsFile& f);

@@ -7,8 +7,11 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/statistics.h"
 
 namespace trainbench::detail {
 
@@ -74,6 +77,28 @@ auto nested(const char* key, F&& read) -> decltype(read()) {
     if (msg.rfind(prefix, 0) == 0) throw std::runtime_error(prefix + key + "." + msg.substr(prefix.size()));
     throw std::runtime_error(std::string("field \"") + key + "\": " + msg);
   }
+}
+
+// A Summary as {"median", "mean", "stddev", "min", "max", "jitter", "n"} (record.cpp).
+nlohmann::json summary_to_json(const Summary& s);
+Summary summary_from_json(const nlohmann::json& j);
+
+// An array of numbers (null reads as NaN).
+inline std::vector<double> get_doubles(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_array()) bad_type(key, "an array of numbers", v);
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const auto& x : v) {
+    if (x.is_null()) {
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+    } else if (x.is_number()) {
+      out.push_back(x.get<double>());
+    } else {
+      bad_type(key, "an array of numbers", x);
+    }
+  }
+  return out;
 }
 
 }  // namespace trainbench::detail

@@ -1,0 +1,107 @@
+// `trainbench op`: layers alone (DeepBench style), each of forward, backward-data and backward-weights
+// timed separately, for every descriptor x precision x layout given.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "ops/op_timer.h"
+#include "ops/peak.h"
+#include "results/printer_ops.h"
+#include "results/results_file.h"
+#include "runner/plan.h"
+
+namespace trainbench::cli {
+
+DeviceSpec resolve_device(const std::string& text) {
+  DeviceSpec d;
+  try {
+    d = parse_device(text.empty() ? best_device() : text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  const std::string why = device_unavailable_reason(d);
+  if (!why.empty()) throw InputError(why);
+  return d;
+}
+
+std::vector<std::string> checked_list(const std::string& text, const std::string& what,
+                                      const std::vector<std::string>& allowed) {
+  std::vector<std::string> values = split_list(text, what);
+  for (const auto& v : values) {
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw InputError(fmt::format("unknown {} '{}' (expected one of: {})", what, v, list));
+    }
+  }
+  return values;
+}
+
+int prepare_in_process(const DeviceSpec& device, int threads) {
+  Case proxy;
+  proxy.device = device;
+  proxy.threads = threads;
+  return prepare_child_process(proxy, ChildSettings{});
+}
+
+void add_percent_of_peak(Record& r, const Context& context) {
+  if (!r.ok() || !(r.achieved_gflops > 0.0)) return;
+  const auto peak = find_cached_peak(r.device, context.device_name, r.threads, context.libtorch_version);
+  if (!peak) return;
+  const double g = peak->gemm_for(r.precision);
+  if (std::isfinite(g) && g > 0.0) r.percent_of_peak = 100.0 * r.achieved_gflops / g;
+}
+
+int cmd_op(const OpOptions& o) {
+  std::vector<OpDescriptor> ops;
+  for (const auto& text : o.descriptors) {
+    try {
+      ops.push_back(parse_op(text));
+    } catch (const OpDescriptorError& e) {
+      throw InputError(e.what());
+    }
+  }
+  const DeviceSpec device = resolve_device(o.device);
+  const auto precisions = checked_list(o.precisions, "precision", known_precisions());
+  const auto layouts = checked_list(o.layouts, "layout", known_layouts());
+  if (o.format != "table" && o.format != "json") throw InputError("unknown format '" + o.format + "' (table or json)");
+  if (o.max_time_s < o.min_time_s) throw InputError("--max-time is shorter than --min-time");
+  const std::string output = o.output.empty() ? default_output_path("op") : o.output;
+  check_writable(output);
+
+  const int threads = prepare_in_process(device, o.threads);
+  ResultsFile results;
+  results.context = collect_context(threads, device.str());
+  results.context.peak = find_cached_peak(device.str(), results.context.device_name, threads, results.context.libtorch_version);
+  OpSettings s;
+  s.device = device;
+  s.measure = default_op_measure();
+  s.measure.min_time_s = o.min_time_s;
+  s.measure.max_time_s = o.max_time_s;
+  size_t failed = 0, i = 0;
+  const size_t total = ops.size() * precisions.size() * layouts.size();
+  for (const auto& op : ops) {
+    for (const auto& precision : precisions) {
+      for (const auto& layout : layouts) {
+        s.precision = precision;
+        s.layout = layout;
+        std::cerr << fmt::format("[op {} of {}] {} {} {}\n", ++i, total, op.str(), precision, layout);
+        results.ops.push_back(time_op(op, s));
+        if (!results.ops.back().ok()) ++failed;
+      }
+    }
+  }
+  write_results_atomic(output, results);
+  if (o.format == "json") {
+    std::cout << results_to_string(results);
+  } else {
+    std::cout << print_op_table(results.ops, results.context.peak ? &*results.context.peak : nullptr);
+  }
+  std::cerr << fmt::format("{} op case(s); results: {}{}\n", total, output, failed ? fmt::format(" ({} failed)", failed) : "");
+  return failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace trainbench::cli

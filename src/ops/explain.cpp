@@ -1,0 +1,189 @@
+#include "ops/explain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "workloads/workload.h"
+
+namespace trainbench {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double phase_median(const OpRecord& r, const char* phase) {
+  for (const auto& p : r.phases)
+    if (p.phase == phase) return p.time_s.median;
+  return 0.0;
+}
+
+}  // namespace
+
+ExplainLayer explain_layer(const LayerCall& call, const OpRecord& timing, double peak_gflops) {
+  ExplainLayer l;
+  l.op = call.op.str();
+  l.label = call.op.label();
+  l.family = call.op.family();
+  l.count = call.count;
+  l.input_grad = call.input_grad;
+  l.status = timing.status;
+  l.error = timing.error;
+  l.percent_of_peak = kNaN;
+  if (!timing.ok()) return l;
+  l.fwd_s = phase_median(timing, "fwd");
+  l.bwd_data_s = phase_median(timing, "bwd_data");
+  l.bwd_weights_s = phase_median(timing, "bwd_weights");
+  l.time_s = static_cast<double>(l.count) * timing.total_time_s();
+  l.flops = static_cast<double>(l.count) * timing.total_flops();
+  if (l.flops > 0.0 && l.time_s > 0.0) {
+    l.achieved_gflops = l.flops / l.time_s / 1e9;
+    if (std::isfinite(peak_gflops) && peak_gflops > 0.0) l.percent_of_peak = 100.0 * l.achieved_gflops / peak_gflops;
+  }
+  return l;
+}
+
+void attribute(Explanation& e, const FlagRule& rule) {
+  e.layers_time_s = 0.0;
+  std::map<std::string, std::pair<double, double>> family;  // flops, time
+  for (const auto& l : e.layers) {
+    if (l.status != Status::ok) continue;
+    e.layers_time_s += l.time_s;
+    if (l.flops > 0.0) {
+      family[l.family].first += l.flops;
+      family[l.family].second += l.time_s;
+    }
+  }
+  e.other_time_s = e.step_time_s - e.layers_time_s;
+  std::sort(e.layers.begin(), e.layers.end(), [](const ExplainLayer& a, const ExplainLayer& b) { return a.time_s > b.time_s; });
+  e.findings.clear();
+  const bool have_peak = std::isfinite(e.peak_gflops) && e.peak_gflops > 0.0;
+  for (auto& l : e.layers) {
+    l.share = e.step_time_s > 0.0 ? l.time_s / e.step_time_s : 0.0;
+    l.flagged = false;
+    l.finding.clear();
+    if (l.status != Status::ok || l.flops <= 0.0 || l.share < rule.min_share) continue;
+    const auto& [ff, ft] = family[l.family];
+    const double average = ft > 0.0 ? ff / ft / 1e9 : 0.0;
+    const bool slow_for_family = average > 0.0 && l.achieved_gflops < rule.below_family * average;
+    const bool slow_for_device = have_peak && l.achieved_gflops < rule.below_peak * e.peak_gflops;
+    if (!slow_for_family && !slow_for_device) continue;
+    l.flagged = true;
+    std::string peak_part = have_peak ? fmt::format(", {:.1f}% of GEMM peak", 100.0 * l.achieved_gflops / e.peak_gflops) : "";
+    l.finding = fmt::format("{} (x{}): {:.1f}% of step time at {:.3g} GFLOP/s{}; {:.2g}x the model's {} average ({:.3g} GFLOP/s)",
+                            l.label, l.count, 100.0 * l.share, l.achieved_gflops, peak_part,
+                            average > 0.0 ? l.achieved_gflops / average : 0.0, l.family, average);
+    e.findings.push_back(l.finding);
+  }
+  if (e.step_time_s > 0.0 && std::fabs(e.other_time_s) > 0.3 * e.step_time_s) {
+    e.findings.push_back(fmt::format(
+        "{:.0f}% of the step ({:.3g} ms) is {} the layers timed alone: {}",
+        100.0 * std::fabs(e.other_time_s) / e.step_time_s, 1e3 * std::fabs(e.other_time_s),
+        e.other_time_s > 0.0 ? "outside" : "less than",
+        e.other_time_s > 0.0 ? "activations, pooling, element-wise ops, the loss and the optimizer step"
+                             : "the layers run faster inside the step than alone (caches, fused work)"));
+  }
+}
+
+void summarize_alternatives(Explanation& e) {
+  const Case base = parse_case(e.case_name);
+  auto flag_of = [&](const ExplainAlternative& a) {
+    return a.precision != base.precision ? "--precision " + a.precision : "--layout " + a.layout;
+  };
+  std::map<std::string, std::pair<double, double>> totals;  // flag -> flagged layers' time, as is and with it
+  std::map<std::string, std::string> failures;
+  for (auto& l : e.layers) {
+    if (!l.flagged || l.alternatives.empty()) continue;
+    const ExplainAlternative* best = nullptr;
+    for (const auto& a : l.alternatives) {
+      if (a.status != Status::ok) {
+        failures[flag_of(a)] = a.error;
+        continue;
+      }
+      totals[flag_of(a)].first += l.time_s;
+      totals[flag_of(a)].second += static_cast<double>(l.count) * a.time_s;
+      if (a.speedup > 1.05 && (best == nullptr || a.speedup > best->speedup)) best = &a;
+    }
+    l.finding += best != nullptr ? fmt::format("; try {} ({:.2f}x faster)", flag_of(*best), best->speedup)
+                                 : std::string("; no other layout or precision measured faster");
+  }
+  // The layer lines again (now with their advice), then one line per alternative, then the rest.
+  std::vector<std::string> findings;
+  for (const auto& l : e.layers)
+    if (l.flagged) findings.push_back(l.finding);
+  for (const auto& [flag, t] : totals) {
+    const double speedup = t.second > 0.0 ? t.first / t.second : 0.0;
+    findings.push_back(fmt::format("with {} the flagged layers take {:.3g} ms instead of {:.3g} ms per step: {:.2f}x, {}",
+                                   flag, 1e3 * t.second, 1e3 * t.first, speedup,
+                                   speedup > 1.05 ? "faster" : (speedup < 0.95 ? "slower" : "about the same")));
+  }
+  for (const auto& [flag, why] : failures) findings.push_back(fmt::format("with {} the flagged layers could not run: {}", flag, why));
+  for (const auto& f : e.findings) {
+    const bool layer_line = std::any_of(e.layers.begin(), e.layers.end(),
+                                        [&](const ExplainLayer& l) { return l.flagged && f.rfind(l.label + " (x", 0) == 0; });
+    if (!layer_line) findings.push_back(f);
+  }
+  e.findings = findings;
+}
+
+Explanation explain_case(const ExplainSettings& s, const Record& step,
+                         const std::function<void(size_t, size_t, const std::string&)>& progress) {
+  Explanation e;
+  e.case_name = s.c.descriptor();
+  e.step_time_s = step.step_time_s.median;
+  e.peak_gflops = s.peak_gflops;
+
+  std::vector<LayerCall> calls;
+  {
+    torch::manual_seed(0);
+    auto w = make_workload(s.c);
+    calls = collect_layers([&] { w->step(); });
+  }
+  OpSettings os;
+  os.device = s.c.device;
+  os.precision = s.c.precision;
+  os.layout = s.c.layout;
+  os.measure = s.op_measure;
+  size_t i = 0;
+  for (const auto& call : calls) {
+    if (progress) progress(i++, calls.size(), call.op.str());
+    os.input_grad = call.input_grad;
+    e.layers.push_back(explain_layer(call, time_op(call.op, os), s.peak_gflops));
+  }
+  attribute(e);
+  if (!s.try_alternatives) return e;
+
+  std::vector<std::pair<std::string, std::string>> alternatives;  // precision, layout
+  alternatives.emplace_back(s.c.precision, s.c.layout == "nchw" ? "nhwc" : "nchw");
+  alternatives.emplace_back(s.c.precision == "fp32" ? "bf16" : "fp32", s.c.layout);
+  for (auto& l : e.layers) {
+    if (!l.flagged) continue;
+    const OpDescriptor op = parse_op(l.op);
+    const double base = l.time_s / static_cast<double>(l.count);
+    for (const auto& [precision, layout] : alternatives) {
+      if (layout != s.c.layout && op.kind != "conv" && op.kind != "bn") continue;  // layout only matters there
+      OpSettings alt = os;
+      alt.precision = precision;
+      alt.layout = layout;
+      alt.input_grad = l.input_grad;
+      if (progress) progress(i++, calls.size(), l.op + " (" + precision + ", " + layout + ")");
+      const OpRecord r = time_op(op, alt);
+      ExplainAlternative a;
+      a.precision = precision;
+      a.layout = layout;
+      a.status = r.status;
+      a.error = r.error;
+      if (r.ok()) {
+        a.time_s = r.total_time_s();
+        a.speedup = a.time_s > 0.0 ? base / a.time_s : 0.0;
+      }
+      l.alternatives.push_back(a);
+    }
+  }
+  summarize_alternatives(e);
+  return e;
+}
+
+}  // namespace trainbench

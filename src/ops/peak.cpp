@@ -1,0 +1,173 @@
+#include "ops/peak.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ops/op_timer.h"
+#include "results/context.h"
+#include "runner/measure.h"
+
+namespace trainbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Median seconds of `fn` under the stopping rule (each call synchronised).
+template <class F>
+double median_time(const DeviceSpec& device, const MeasureSettings& m, F&& fn) {
+  for (long i = 0; i < m.warmup_steps; ++i) fn();
+  synchronize(device);
+  StoppingPolicy policy = m.policy();
+  std::vector<double> samples;
+  const auto start = Clock::now();
+  while (true) {
+    const auto t0 = Clock::now();
+    fn();
+    synchronize(device);
+    samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    if (policy.done({samples, std::chrono::duration<double>(Clock::now() - start).count()})) break;
+  }
+  return summarize(samples).median;
+}
+
+std::string one_line_error(const std::exception& e) {
+  if (const auto* c = dynamic_cast<const c10::Error*>(&e)) return first_line(c->what_without_backtrace());
+  return first_line(e.what());
+}
+
+}  // namespace
+
+MeasureSettings default_peak_measure() {
+  MeasureSettings m;
+  m.warmup_steps = 2;
+  m.min_steps = 5;
+  m.min_time_s = 0.5;
+  m.max_time_s = 5.0;
+  m.max_noise = 0.02;
+  return m;
+}
+
+PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int threads) {
+  PeakInfo p;
+  p.device = s.device.str();
+  p.device_name = device_name;
+  p.threads = threads;
+  p.libtorch_version = TORCH_VERSION;
+  p.measured_at = iso8601_utc_now();
+  const bool gpu = s.device.is_gpu();
+  p.gemm_size = s.gemm_size > 0 ? s.gemm_size : (gpu ? 8192 : 2048);
+  p.copy_bytes = s.copy_bytes > 0 ? s.copy_bytes : (gpu ? (int64_t{2} << 30) : (int64_t{256} << 20));
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(0);
+  const auto dev = s.device.torch_device();
+
+  for (const auto& precision : s.precisions) {
+    try {
+      const auto opts = torch::TensorOptions().device(dev).dtype(op_dtype(precision));
+      const int64_t n = p.gemm_size;
+      auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
+      const double t = median_time(s.device, s.measure, [&] { torch::mm_out(c, a, b); });
+      p.gemm_gflops[precision] = 2.0 * static_cast<double>(n) * n * n / t / 1e9;
+    } catch (const std::exception& e) {
+      p.gemm_unsupported[precision] = one_line_error(e);
+    }
+  }
+
+  {
+    const int64_t floats = p.copy_bytes / 4;
+    auto src = torch::randn({floats}, torch::TensorOptions().device(dev));
+    auto dst = torch::empty_like(src);
+    const double t = median_time(s.device, s.measure, [&] { dst.copy_(src); });
+    p.copy_gbps = 2.0 * static_cast<double>(floats) * 4.0 / t / 1e9;  // read + write
+  }
+
+  {
+    // A 3x3 convolution as a ResNet stage runs it; sized so one call is long enough to time.
+    const OpDescriptor conv = parse_op(gpu ? "conv:mb64ic256ih56oc256kh3ph1" : "conv:mb16ic128ih28oc128kh3ph1");
+    p.conv_op = conv.str();
+    auto x = torch::randn({conv.get("mb"), conv.get("ic"), conv.get("ih"), conv.get("iw")}, torch::TensorOptions().device(dev));
+    auto w = torch::randn({conv.get("oc"), conv.get("ic"), conv.get("kh"), conv.get("kw")}, torch::TensorOptions().device(dev));
+    const double t = median_time(s.device, s.measure, [&] { (void)torch::conv2d(x, w, {}, 1, 1); });
+    p.conv_gflops = conv.flops(OpPhase::fwd) / t / 1e9;
+  }
+  return p;
+}
+
+std::string peak_cache_path() {
+  namespace fs = std::filesystem;
+  if (const char* d = std::getenv("TRAINBENCH_CACHE_DIR"); d != nullptr && *d != '\0') return (fs::path(d) / "peak.json").string();
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d != nullptr && *d != '\0')
+    return (fs::path(d) / "trainbench" / "peak.json").string();
+  const char* home = std::getenv("HOME");
+  return (fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache" / "trainbench" / "peak.json").string();
+}
+
+namespace {
+
+std::vector<PeakInfo> read_cache(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return {};
+  std::vector<PeakInfo> entries;
+  try {
+    const auto j = nlohmann::json::parse(in);
+    for (const auto& e : j.at("entries")) entries.push_back(peak_info_from_json(e));
+  } catch (const std::exception&) {
+    return {};  // a damaged cache is an empty one; `trainbench peak` rewrites it
+  }
+  return entries;
+}
+
+bool same_key(const PeakInfo& a, const PeakInfo& b) {
+  return a.device == b.device && a.device_name == b.device_name && a.threads == b.threads &&
+         a.libtorch_version == b.libtorch_version;
+}
+
+}  // namespace
+
+std::optional<PeakInfo> find_cached_peak(const std::string& device, const std::string& device_name, int threads,
+                                         const std::string& libtorch_version) {
+  PeakInfo key;
+  key.device = device;
+  key.device_name = device_name;
+  key.threads = threads;
+  key.libtorch_version = libtorch_version;
+  for (const auto& e : read_cache(peak_cache_path()))
+    if (same_key(e, key)) return e;
+  return std::nullopt;
+}
+
+void store_peak(const PeakInfo& p) {
+  namespace fs = std::filesystem;
+  const std::string path = peak_cache_path();
+  std::vector<PeakInfo> entries = read_cache(path);
+  bool replaced = false;
+  for (auto& e : entries) {
+    if (same_key(e, p)) {
+      e = p;
+      replaced = true;
+    }
+  }
+  if (!replaced) entries.push_back(p);
+  nlohmann::json j = {{"schema_version", 1}, {"entries", nlohmann::json::array()}};
+  for (const auto& e : entries) j["entries"].push_back(to_json(e));
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << "\n";
+    if (!out) throw std::runtime_error(path + ": cannot write the peak cache");
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw std::runtime_error(path + ": cannot write the peak cache: " + ec.message());
+}
+
+}  // namespace trainbench

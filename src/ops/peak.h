@@ -1,0 +1,41 @@
+// A device's ceilings measured with LibTorch ops (`trainbench peak`): large square GEMMs per
+// precision, a large copy (memory bandwidth) and a 3x3 convolution. Cached per device so that runs
+// can show each case's achieved GFLOP/s as a percentage of the measured GEMM peak.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/stopping.h"
+#include "results/op_record.h"
+
+namespace trainbench {
+
+struct PeakSettings {
+  DeviceSpec device;
+  std::vector<std::string> precisions = {"fp32", "bf16", "fp16"};
+  int64_t gemm_size = 0;    // 0: by device (2048 on CPU, 8192 on GPUs)
+  int64_t copy_bytes = 0;   // 0: by device (256 MiB on CPU, 2 GiB on GPUs)
+  MeasureSettings measure;  // per measurement
+};
+
+MeasureSettings default_peak_measure();
+
+// Measures every ceiling; a precision the device cannot multiply in goes to gemm_unsupported with
+// the reason. `device_name` and `threads` are recorded as given (they key the cache).
+PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int threads);
+
+// The cache file: $TRAINBENCH_CACHE_DIR/peak.json, else $XDG_CACHE_HOME/trainbench/peak.json, else
+// ~/.cache/trainbench/peak.json.
+std::string peak_cache_path();
+
+// The cached entry for this device, device name, thread count and LibTorch version, if any. A missing
+// or unreadable cache is no entry: a run never fails over its cache.
+std::optional<PeakInfo> find_cached_peak(const std::string& device, const std::string& device_name, int threads,
+                                         const std::string& libtorch_version);
+
+// Adds or replaces the entry with the same key. Throws std::runtime_error when the cache cannot be written.
+void store_peak(const PeakInfo& p);
+
+}  // namespace trainbench
