@@ -22,6 +22,7 @@ namespace {
 const std::string kData = TRAINBENCH_TEST_DATA;
 const std::string kCpu = kData + "/report_cpu.json";
 const std::string kGpu = kData + "/report_gpu.json";
+const std::string kExplain = kData + "/explain_convnet.json";  // `trainbench explain` of a small convnet
 
 using namespace test;
 
@@ -49,6 +50,21 @@ TEST(Report, ModelHasSpeedupSweepAndAblation) {
   EXPECT_EQ(m["ablation"]["labels"].get<std::vector<std::string>>(),
             (std::vector<std::string>{"conv", "separable", "depthwise"}));
   EXPECT_GT(m["ablation"]["series"][0]["gflops"][0].get<double>(), 0.0);
+}
+
+TEST(Report, ExplainFilesGetTheirBreakdown) {
+  const ResultsFile f = read_results(kExplain);
+  ASSERT_TRUE(f.explain);
+  const auto m = report_model({{"explain.json", f}, {"cpu.json", read_results(kCpu)}});
+  ASSERT_EQ(m["explain"].size(), 1u);  // only the explain file has one
+  const auto& ex = m["explain"][0];
+  const size_t layers = f.explain->layers.size();
+  ASSERT_EQ(ex["labels"].size(), layers + 1);  // every layer and the unattributed rest
+  EXPECT_EQ(ex["labels"][0], f.explain->layers[0].label + " ×" + std::to_string(f.explain->layers[0].count));
+  EXPECT_NEAR(ex["fwd"][0].get<double>(), 1e3 * f.explain->layers[0].count * f.explain->layers[0].fwd_s, 1e-9);
+  EXPECT_TRUE(ex["other"][0].is_null());
+  EXPECT_NEAR(ex["other"][layers].get<double>(), 1e3 * f.explain->other_time_s, 1e-9);
+  EXPECT_EQ(ex["findings"].size(), f.explain->findings.size());
 }
 
 TEST(Report, OneRunHasNoSpeedupChart) {
@@ -147,6 +163,14 @@ TEST(ReportBrowser, TwoRunsDrawEveryChart) {
   EXPECT_EQ(s.charts, 3);  // speed-up, resnet18 batch sweep, ablation
   EXPECT_EQ(s.canvases, 3);
   EXPECT_EQ(s.drawn, 3);
+  EXPECT_EQ(s.errors, 0);
+}
+
+TEST(ReportBrowser, ExplainBreakdownIsDrawn) {
+  const fs::path dir = temp_dir("report", "browser_explain");
+  const PageStatus s = open_in_chromium(write_report({kExplain}, dir), "report_explain");
+  EXPECT_EQ(s.charts, 2);  // the breakdown, and the one-bar ablation of its convnet step
+  EXPECT_EQ(s.drawn, 2);
   EXPECT_EQ(s.errors, 0);
 }
 

@@ -390,6 +390,39 @@ TEST(ResultsFile, WrittenKeysAreTheKeysDocumentedInJsonSchemaMd) {
   EXPECT_EQ(documented_keys("benchmarks[]"), written);
 }
 
+// Keys of `j`, and "ARRAY[].key" for the keys of the first object of each array-of-objects value.
+std::set<std::string> flat_keys(const nlohmann::json& j, const std::string& prefix = "") {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : j.items()) {
+    keys.insert(prefix + k);
+    if (v.is_array() && !v.empty() && v[0].is_object())
+      for (const auto& sub : flat_keys(v[0], prefix + k + "[].")) keys.insert(sub);
+  }
+  return keys;
+}
+
+TEST(ResultsFile, LayerLevelKeysAreTheKeysDocumentedInJsonSchemaMd) {
+  ResultsFile f;
+  f.context = sample_context();
+  PeakInfo peak;
+  peak.gemm_gflops["fp32"] = 100.0;
+  f.context.peak = peak;
+  OpRecord op;
+  op.status = Status::ok;
+  op.phases.push_back(OpPhaseRecord{"fwd", {}, {0.1}, 1e9, 10.0, "converged"});
+  f.ops = {op};
+  Explanation e;
+  ExplainLayer layer;
+  layer.alternatives.push_back(ExplainAlternative{"bf16", "nchw", Status::ok, "", 0.1, 2.0});
+  e.layers = {layer};
+  f.explain = e;
+  const auto j = to_json(f);
+  EXPECT_EQ(keys_of(j), (std::set<std::string>{"schema_version", "context", "benchmarks", "ops", "explain"}));
+  EXPECT_EQ(documented_keys("peak"), keys_of(j["context"]["peak"]));
+  EXPECT_EQ(documented_keys("ops[]"), flat_keys(j["ops"][0]));
+  EXPECT_EQ(documented_keys("explain"), flat_keys(j["explain"]));
+}
+
 TEST(ResultsFile, AtomicWriteRoundTripsAndLeavesNoTempFile) {
   TempDir dir;
   const std::string path = dir.file("out.json");

@@ -91,10 +91,10 @@ int cmd_op(const OpOptions& o) {
         std::cerr << fmt::format("[op {} of {}] {} {} {}\n", ++i, total, op.str(), precision, layout);
         results.ops.push_back(time_op(op, s));
         if (!results.ops.back().ok()) ++failed;
+        write_results_atomic(output, results);  // after every op: an interrupted sweep keeps what it measured
       }
     }
   }
-  write_results_atomic(output, results);
   if (o.format == "json") {
     std::cout << results_to_string(results);
   } else {

@@ -110,7 +110,8 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
       {"run", false},        {"case (trainbench run --case …)", false}, {"family", false}, {"batch", true},
       {"status", false},     {"throughput", true},  {"unit", false},        {"median step", true},
       {"jitter", true},      {"CV", true},          {"noise ±", true},      {"n", true},
-      {"stop", false},       {"GFLOP/s", true},     {"peak memory", true},  {"wall", true}};
+      {"stop", false},       {"GFLOP/s", true},     {"% of peak", true},    {"peak memory", true},
+      {"wall", true}};
   if (with_ratio) {
     cols.push_back({"OTHER/BASE", true});
     cols.push_back({"verdict", false});
@@ -139,6 +140,7 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
           {std::to_string(s.n), std::to_string(s.n)},
           {r.stop_reason, ""},
           num_cell(r.achieved_gflops, ok && r.achieved_gflops > 0),
+          num_cell(r.percent_of_peak, ok && std::isfinite(r.percent_of_peak), "%"),
           {r.peak_memory_bytes > 0 ? format_bytes(r.peak_memory_bytes) : "-",
            r.peak_memory_bytes > 0 ? std::to_string(r.peak_memory_bytes) : ""},
           num_cell(r.wall_time_s, true, " s"),

@@ -67,10 +67,11 @@ const char* const kScript = R"TB(
     if (note) { var p = document.createElement('p'); p.className = 'note'; p.textContent = note; root.appendChild(p); }
     var g = document.createElement('div'); g.className = 'grid'; root.appendChild(g); return g;
   }
-  function addChart(parent, title, config, caption) {
+  function addChart(parent, title, config, caption, height) {
     var box = document.createElement('div'); box.className = 'chart';
     var h = document.createElement('h3'); h.textContent = title; box.appendChild(h);
     var wrap = document.createElement('div'); wrap.className = 'canvas-wrap';
+    if (height) wrap.style.height = height + 'px';
     var canvas = document.createElement('canvas'); wrap.appendChild(canvas); box.appendChild(wrap);
     if (caption) { var p = document.createElement('p'); p.className = 'caption'; p.textContent = caption; box.appendChild(p); }
     parent.appendChild(box);
@@ -152,6 +153,24 @@ const char* const kScript = R"TB(
                  plugins: { tooltip: tooltipWith(function () { return ''; }) } }
     });
   }
+
+  (model.explain || []).forEach(function (ex) {
+    var ge = section('Where the step goes: ' + ex.title, 'trainbench explain: each layer shape timed alone ' +
+      '(count × forward, backward-data, backward-weights, in ms) against the measured step of ' + fmt(ex.step_ms) +
+      ' ms; the layers add up to ' + fmt(ex.layers_ms) + ' ms. ⚠ marks a flagged layer.');
+    addChart(ge, 'time per step by layer', {
+      type: 'bar',
+      data: { labels: ex.labels, datasets: [
+        { label: 'forward', data: ex.fwd, backgroundColor: color(0), stack: 's' },
+        { label: 'backward-data', data: ex.bwd_data, backgroundColor: color(1), stack: 's' },
+        { label: 'backward-weights', data: ex.bwd_weights, backgroundColor: color(2), stack: 's' },
+        { label: 'other', data: ex.other, backgroundColor: '#999', stack: 's' }] },
+      options: { indexAxis: 'y', scales: { x: { stacked: true, title: axisTitle('ms per step') },
+                                           y: { stacked: true, ticks: { autoSkip: false } } },
+                 plugins: { tooltip: { callbacks: { label: function (ctx) {
+                   return ctx.dataset.label + ': ' + fmt(ctx.parsed.x) + ' ms'; } } } } }
+    }, ex.findings.join(' | '), 60 + 20 * ex.labels.length);
+  });
 
   // The sortable table: click a column title; click again to reverse.
   document.querySelectorAll('table.sortable').forEach(function (table) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/compare.h"
@@ -172,6 +173,45 @@ json ablation_model(const std::vector<ReportRun>& runs) {
   return {{"labels", labels}, {"unit", unit}, {"series", series}};
 }
 
+// `trainbench explain` files: each layer's part of the step, forward and backward stacked, the
+// unattributed rest as its own bar, and the findings as the caption.
+json explain_model(const std::vector<ReportRun>& runs) {
+  json out = json::array();
+  for (const auto& run : runs) {
+    if (!run.file.explain) continue;
+    const Explanation& e = *run.file.explain;
+    json labels = json::array(), fwd = json::array(), bwd_data = json::array(), bwd_weights = json::array(),
+         other = json::array(), flagged = json::array();
+    for (const auto& l : e.layers) {
+      if (l.status != Status::ok) continue;
+      const double n = static_cast<double>(l.count);
+      labels.push_back(fmt::format("{}{} ×{}", l.flagged ? "⚠ " : "", l.label, l.count));
+      fwd.push_back(number_or_null(1e3 * n * l.fwd_s));
+      bwd_data.push_back(number_or_null(1e3 * n * l.bwd_data_s));
+      bwd_weights.push_back(number_or_null(1e3 * n * l.bwd_weights_s));
+      other.push_back(nullptr);
+      flagged.push_back(l.flagged);
+    }
+    labels.push_back(e.other_time_s >= 0 ? "other (not in a timed layer)" : "other (layers alone exceed the step)");
+    fwd.push_back(nullptr);
+    bwd_data.push_back(nullptr);
+    bwd_weights.push_back(nullptr);
+    other.push_back(number_or_null(1e3 * e.other_time_s));
+    flagged.push_back(false);
+    out.push_back({{"title", series_label(run) + ": " + e.case_name},
+                   {"step_ms", number_or_null(1e3 * e.step_time_s)},
+                   {"layers_ms", number_or_null(1e3 * e.layers_time_s)},
+                   {"labels", labels},
+                   {"fwd", fwd},
+                   {"bwd_data", bwd_data},
+                   {"bwd_weights", bwd_weights},
+                   {"other", other},
+                   {"flagged", flagged},
+                   {"findings", e.findings}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json report_model(const std::vector<ReportRun>& runs) {
@@ -182,6 +222,7 @@ json report_model(const std::vector<ReportRun>& runs) {
   m["speedup"] = speedup_model(runs);
   m["sweeps"] = sweeps_model(runs);
   m["ablation"] = ablation_model(runs);
+  m["explain"] = explain_model(runs);
   return m;
 }
 
