@@ -386,5 +386,20 @@ TEST(GpuCli, Tf32FlagIsCheckedAndCarriedToTheChild) {
   EXPECT_EQ(f.benchmarks[0].tf32, "n/a") << "TF32 does not apply on CPU";
 }
 
+// ---- scripts/gpu-check.sh -----------------------------------------------------------------------
+
+TEST(GpuCheckScript, WithoutTheHeaderFolderItStopsWithOneClearLine) {
+  namespace fs = std::filesystem;
+  const fs::path dir = test::temp_dir("gpu", "check");
+  const std::string cmd = "OUT=" + (dir / "out").string() + " TRAINBENCH_THIRD_PARTY=" + (dir / "absent").string() +
+                          " bash " + TRAINBENCH_SOURCE_DIR + "/scripts/gpu-check.sh > " + (dir / "o.txt").string() +
+                          " 2> " + (dir / "e.txt").string();
+  EXPECT_EQ(test::shell(cmd), 2);
+  const std::string err = test::slurp(dir / "e.txt");
+  EXPECT_EQ(test::count_lines(err), 1) << err;
+  EXPECT_NE(err.find("no header-only dependencies in " + (dir / "absent").string()), std::string::npos) << err;
+  EXPECT_NE(err.find("scripts/vendor-headers.sh"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace trainbench
