@@ -9,7 +9,8 @@ namespace {
 TEST(CaseDescriptor, RoundTripsEveryField) {
   for (const std::string d : {"resnet50:b64:fp32:nchw:cpu", "mobilenet_v2:b16:bf16:nhwc:cuda:1",
                               "vgg16:b32:fp16:nchw:adamw:t4:fwd:cuda", "resnet18:b1:fp32:nchw:momentum:cpu",
-                              "bert:heads=12,layers=2:b8:bf16:nchw:adam:cuda:0"}) {
+                              "bert:heads=12,layers=2:b8:bf16:nchw:adam:cuda:0", "resnet18:b16:bf16-pure:nhwc:cpu",
+                              "bert:layers=2:b8:fp16-pure:nchw:adamw:cuda:0"}) {
     EXPECT_EQ(parse_case(d).descriptor(), d) << d;
   }
 }

@@ -351,14 +351,17 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
             (std::set<std::string>{"trainbench_version", "git_revision", "start_time", "hostname", "os", "cpu_model",
                                    "cpu_cores", "cpu_physical_cores", "memory_bytes", "libtorch_version", "build",
                                    "onednn_version", "cudnn_version", "miopen_version", "blas_library", "blas_kind",
-                                   "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator", "peak"}));
+                                   "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator", "peak",
+                                   "gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version",
+                                   "gpu_runtime_version"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(keys_of(j["benchmarks"][0]),
             (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",
                                    "optimizer", "forward_only", "threads", "status", "error", "throughput", "unit",
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
-                                   "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s",
-                                   "tokens_per_s"}));
+                                   "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
+                                   "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
+                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
   // The fixture uses the same keys, so it documents the schema as written.

@@ -24,6 +24,8 @@ void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
   app.add_flag("--system-allocator", system_allocator,
                "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
+  app.add_option("--tf32", tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
+      ->check(CLI::IsMember({"on", "off"}));
 }
 
 ChildSettings MeasureFlags::resolve() const {
@@ -36,6 +38,7 @@ ChildSettings MeasureFlags::resolve() const {
   s.measure.max_noise = max_noise_pct / 100.0;
   s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
   s.tune_allocator = !system_allocator;
+  s.tf32 = tf32 == "on";
   return s;
 }
 
@@ -49,6 +52,8 @@ std::vector<std::string> MeasureFlags::child_args() const {
     a.push_back(memory_limit);
   }
   if (system_allocator) a.push_back("--system-allocator");
+  a.push_back("--tf32");
+  a.push_back(tf32);
   return a;
 }
 
@@ -64,7 +69,7 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_option("--model,-m", run.models, "Models, comma-separated (see `trainbench list`)");
   run_cmd->add_option("--batch,-b", run.batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
   run_cmd->add_option("--device,-d", run.devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
-  run_cmd->add_option("--precision", run.precisions, "fp32, fp16, bf16 (mixed precision), comma-separated");
+  run_cmd->add_option("--precision", run.precisions, "fp32, fp16, bf16 (mixed precision), fp16-pure, bf16-pure, comma-separated");
   run_cmd->add_option("--layout", run.layouts, "nchw or nhwc (channels-last), comma-separated");
   run_cmd->add_option("--optimizer", run.optimizers, "sgd, momentum, adam, adamw, comma-separated");
   run_cmd->add_option("--threads", run.threads, "Intra-op threads, comma-separated (0: one per core)");
@@ -83,7 +88,7 @@ int main_entry(int argc, char** argv) {
   mb_cmd->add_option("--model,-m", mb.models, "Models, comma-separated")->required();
   mb_cmd->add_option("--set", mb.sets, "Workload parameter key=value (comma list: one search each); repeatable");
   mb_cmd->add_option("--device,-d", mb.devices, "Devices: cpu, cuda, cuda:N");
-  mb_cmd->add_option("--precision", mb.precisions, "fp32, fp16, bf16");
+  mb_cmd->add_option("--precision", mb.precisions, "fp32, fp16, bf16, fp16-pure, bf16-pure");
   mb_cmd->add_option("--layout", mb.layouts, "nchw or nhwc");
   mb_cmd->add_option("--optimizer", mb.optimizers, "sgd, momentum, adam, adamw");
   mb_cmd->add_flag("--forward-only", mb.forward_only, "Search for inference instead of training");

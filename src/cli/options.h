@@ -12,7 +12,8 @@
 
 namespace trainbench::cli {
 
-// Measurement flags (--warmup, --min-steps, --min-time, --max-time, --max-noise, --timeout, --memory-limit).
+// Measurement flags (--warmup, --min-steps, --min-time, --max-time, --max-noise, --timeout, --memory-limit,
+// --system-allocator, --tf32).
 struct MeasureFlags {
   long warmup = 2;
   long min_steps = 5;
@@ -23,6 +24,7 @@ struct MeasureFlags {
   double timeout_s = 900.0;
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
   bool system_allocator = false;
+  std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)
 
   void add_to(CLI::App& app);
   // Throws InputError for a bad value.

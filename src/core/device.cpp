@@ -5,8 +5,14 @@
 #include <stdexcept>
 #include <thread>
 
+#include <ATen/Context.h>
+
 #if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
 #include <c10/cuda/CUDACachingAllocator.h>
+#endif
+#if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
+#include <ATen/cuda/CUDAContext.h>
+#include <cstdio>
 #endif
 
 namespace trainbench {
@@ -53,9 +59,12 @@ void synchronize(const DeviceSpec& d) {
   if (d.is_gpu()) torch::cuda::synchronize(d.index);
 }
 
+// GPU allocator statistics: index 0 of each stat array is the aggregate over pools in every LibTorch
+// (StatType::AGGREGATE moved namespaces in 2.x, so the index is spelled out); getDeviceStats took an
+// int in 1.13 and takes a c10::DeviceIndex in 2.x, which converts either way.
 void reset_peak_memory(const DeviceSpec& d) {
 #if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-  if (d.is_gpu()) c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<int>(d.torch_device().index()));
+  if (d.is_gpu()) c10::cuda::CUDACachingAllocator::resetPeakStats(d.torch_device().index());
 #else
   (void)d;
 #endif
@@ -64,13 +73,67 @@ void reset_peak_memory(const DeviceSpec& d) {
 int64_t peak_memory_bytes(const DeviceSpec& d) {
 #if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
   if (d.is_gpu()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<int>(d.torch_device().index()));
-    return stats.allocated_bytes[static_cast<size_t>(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)].peak;
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.torch_device().index());
+    return stats.allocated_bytes[0].peak;
   }
 #endif
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
+}
+
+int64_t peak_reserved_bytes(const DeviceSpec& d) {
+#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
+  if (d.is_gpu()) {
+    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.torch_device().index());
+    return stats.reserved_bytes[0].peak;
+  }
+#endif
+  (void)d;
+  return 0;
+}
+
+bool is_rocm_build() {
+#if defined(TRAINBENCH_WITH_HIP)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// These at::Context setters exist in every LibTorch (1.13 to 2.x) and do nothing without a GPU
+// library; only the GPU cases call them.
+void configure_gpu_math(const DeviceSpec& d, bool tf32) {
+  if (!d.is_gpu()) return;
+  auto& ctx = at::globalContext();
+  ctx.setBenchmarkCuDNN(true);  // MIOpen too: ROCm LibTorch reads the same flag for its find mode
+  ctx.setAllowTF32CuBLAS(tf32);
+  ctx.setAllowTF32CuDNN(tf32);
+}
+
+std::string algorithm_search_mode(const DeviceSpec& d) {
+  if (!d.is_gpu() || !at::globalContext().benchmarkCuDNN()) return "none";
+  return is_rocm_build() ? "miopen find" : "cudnn benchmark";
+}
+
+std::string tf32_mode(const DeviceSpec& d) {
+  if (!d.is_gpu()) return "n/a";
+  const auto& ctx = at::globalContext();
+  return ctx.allowTF32CuBLAS() && ctx.allowTF32CuDNN() ? "on" : (ctx.allowTF32CuBLAS() || ctx.allowTF32CuDNN() ? "mixed" : "off");
+}
+
+std::optional<std::string> gpu_pci_bus_id(const DeviceSpec& d) {
+#if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
+  if (d.is_gpu() && torch::cuda::is_available()) {
+    const auto* p = at::cuda::getDeviceProperties(d.torch_device().index());
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.0", static_cast<unsigned>(p->pciDomainID),
+                  static_cast<unsigned>(p->pciBusID), static_cast<unsigned>(p->pciDeviceID));
+    return std::string(buf);
+  }
+#endif
+  (void)d;
+  return std::nullopt;
 }
 
 int configure_threads(int requested) {

@@ -2,6 +2,9 @@
 
 #include "core/statistics.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace trainbench {
 
 bool MaxNoise::satisfied(const Progress& p) const { return relative_noise_of_median(p.samples) <= max_; }
@@ -38,6 +41,38 @@ StoppingPolicy MeasureSettings::policy() const {
       .limit(std::make_unique<MaxTime>(max_time_s))
       .limit(std::make_unique<MaxSteps>(max_steps));
   return p;
+}
+
+WarmupRule WarmupRule::fixed(long steps) {
+  WarmupRule r;
+  r.min_steps_ = r.max_steps_ = steps;
+  return r;
+}
+
+WarmupRule WarmupRule::until_stable(long min_steps, double max_time_s, long window, double tolerance,
+                                    long max_steps) {
+  WarmupRule r;
+  r.min_steps_ = min_steps;
+  r.window_ = std::max(1L, window);
+  r.tolerance_ = tolerance;
+  r.max_steps_ = std::max(min_steps, max_steps);
+  r.max_time_s_ = max_time_s;
+  return r;
+}
+
+bool WarmupRule::done(const Progress& p) const {
+  const long n = static_cast<long>(p.samples.size());
+  if (n < min_steps_) return false;
+  if (window_ == 0 || n >= max_steps_ || (max_time_s_ > 0 && p.elapsed_s >= max_time_s_)) return true;
+  if (n < window_) return false;
+  std::vector<double> last(p.samples.end() - window_, p.samples.end());
+  std::sort(last.begin(), last.end());
+  const double median = last[last.size() / 2];
+  return median > 0 && (last.back() - median) <= tolerance_ * median && (median - last.front()) <= tolerance_ * median;
+}
+
+WarmupRule MeasureSettings::warmup(bool gpu) const {
+  return gpu ? WarmupRule::until_stable(warmup_steps, max_time_s) : WarmupRule::fixed(warmup_steps);
 }
 
 }  // namespace trainbench

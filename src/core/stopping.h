@@ -81,6 +81,27 @@ class StoppingPolicy {
   std::string reason_;
 };
 
+// When is warm-up over? On a CPU after exactly `min_steps` (oneDNN has no algorithm search to wait
+// for). On a GPU at least `min_steps` and then until the last `window` step times all lie within
+// `tolerance` of their median: cuDNN benchmark mode / MIOpen find time every algorithm on the first
+// step of each new shape, the caching allocator grows, the clocks ramp up. A limit of `max_steps` or
+// `max_time_s` ends a warm-up that never settles.
+class WarmupRule {
+ public:
+  static WarmupRule fixed(long steps);
+  static WarmupRule until_stable(long min_steps, double max_time_s, long window = 5, double tolerance = 0.10,
+                                 long max_steps = 200);
+  // `p.samples` are the warm-up step times so far.
+  bool done(const Progress& p) const;
+
+ private:
+  long min_steps_ = 0;
+  long window_ = 0;  // 0: fixed
+  double tolerance_ = 0.0;
+  long max_steps_ = 0;
+  double max_time_s_ = 0.0;
+};
+
 struct MeasureSettings {
   long warmup_steps = 3;
   long min_steps = 5;
@@ -90,6 +111,8 @@ struct MeasureSettings {
   long max_steps = 100000;
 
   StoppingPolicy policy() const;
+  // fixed(warmup_steps) on a CPU; until_stable(warmup_steps, max_time_s) on a GPU.
+  WarmupRule warmup(bool gpu) const;
 };
 
 }  // namespace trainbench

@@ -27,6 +27,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include "core/gpu_clock.h"
 #include "results/detail/json_fields.h"
 
 namespace trainbench {
@@ -37,6 +38,12 @@ std::optional<std::string> version_after(const std::string& text, const std::str
   const std::regex re(label + R"(\s+v?([0-9]+(\.[0-9]+)*))");
   std::smatch m;
   if (std::regex_search(text, m, re)) return m[1].str();
+  return std::nullopt;
+}
+
+std::optional<std::string> gpu_runtime_from_config(const std::string& show_config) {
+  if (auto v = version_after(show_config, "HIP Runtime")) return "HIP " + *v;
+  if (auto v = version_after(show_config, "CUDA Runtime")) return "CUDA " + *v;
   return std::nullopt;
 }
 
@@ -241,13 +248,18 @@ Context collect_context(int threads, const std::string& device) {
   c.device = device;
   if (device.rfind("cuda", 0) == 0) {
     c.device_name = device;
+    c.gpu_count = static_cast<int>(torch::cuda::device_count());
+    c.gpu_driver_version = nvidia_driver_version();
+    c.gpu_runtime_version = detail::gpu_runtime_from_config(config);
 #if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
     if (torch::cuda::is_available()) {
       const auto colon = device.find(':');
-      const int64_t index = colon == std::string::npos ? 0 : std::stoll(device.substr(colon + 1));
+      const auto index = static_cast<c10::DeviceIndex>(colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1)));
       const auto* props = at::cuda::getDeviceProperties(index);
       c.device_name = props->name;
       c.device_memory_bytes = static_cast<int64_t>(props->totalGlobalMem);
+      c.gpu_sm_count = props->multiProcessorCount;
+      c.gpu_arch = "sm_" + std::to_string(props->major) + std::to_string(props->minor);
     }
 #endif
   } else {
@@ -282,6 +294,11 @@ nlohmann::json to_json(const Context& c) {
   j["device_memory_bytes"] = opt(c.device_memory_bytes);
   j["cpu_allocator"] = c.cpu_allocator;
   j["peak"] = c.peak ? to_json(*c.peak) : nlohmann::json(nullptr);
+  j["gpu_count"] = opt(c.gpu_count);
+  j["gpu_sm_count"] = opt(c.gpu_sm_count);
+  j["gpu_arch"] = opt(c.gpu_arch);
+  j["gpu_driver_version"] = opt(c.gpu_driver_version);
+  j["gpu_runtime_version"] = opt(c.gpu_runtime_version);
   return j;
 }
 
@@ -312,6 +329,12 @@ Context context_from_json(const nlohmann::json& j) {
   c.cpu_allocator = get_string(j, "cpu_allocator");
   // Files written before `trainbench peak` existed have no "peak".
   if (j.contains("peak") && !j["peak"].is_null()) c.peak = nested("peak", [&] { return peak_info_from_json(j["peak"]); });
+  // Added later: older files lack them.
+  if (auto v = get_optional_int_or_none(j, "gpu_count")) c.gpu_count = static_cast<int>(*v);
+  if (auto v = get_optional_int_or_none(j, "gpu_sm_count")) c.gpu_sm_count = static_cast<int>(*v);
+  c.gpu_arch = get_optional_string_or_none(j, "gpu_arch");
+  c.gpu_driver_version = get_optional_string_or_none(j, "gpu_driver_version");
+  c.gpu_runtime_version = get_optional_string_or_none(j, "gpu_runtime_version");
   return c;
 }
 

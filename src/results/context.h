@@ -35,6 +35,12 @@ struct Context {
   std::optional<int64_t> device_memory_bytes;  // cpu: MemTotal; cuda: total device memory
   std::string cpu_allocator = "tuned";        // tuned (freed memory kept in the heap) | system (glibc as is)
   std::optional<PeakInfo> peak;               // the device's ceilings from `trainbench peak`, when measured
+  // GPU runs only (null for cpu; added within schema 1, files without them read as null).
+  std::optional<int> gpu_count;                    // GPUs visible to LibTorch
+  std::optional<int> gpu_sm_count;                 // streaming multiprocessors (CUDA builds)
+  std::optional<std::string> gpu_arch;             // "sm_90" (compute capability 9.0)
+  std::optional<std::string> gpu_driver_version;   // NVIDIA driver, from NVML
+  std::optional<std::string> gpu_runtime_version;  // "CUDA 12.4" or "HIP 6.2.41133", from at::show_config()
 };
 
 // Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch
@@ -56,6 +62,8 @@ namespace detail {
 std::optional<std::string> onednn_version_from_config(const std::string& show_config);
 std::optional<std::string> version_after(const std::string& text, const std::string& label);  // "CuDNN 8.9.2"
 std::string blas_kind_of(const std::string& library_path);
+// "CUDA 12.4" from "CUDA Runtime 12.4", "HIP 6.2.41133" from "HIP Runtime 6.2.41133"; empty otherwise.
+std::optional<std::string> gpu_runtime_from_config(const std::string& show_config);
 // From the text of /proc/self/maps: the real path of the mapped BLAS library, preferring libblas.so*
 // (what the alternatives system chose) over the implementation it pulls in.
 std::optional<std::string> blas_library_from_maps(const std::string& maps);

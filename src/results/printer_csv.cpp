@@ -33,6 +33,8 @@ const char* const kHeader[] = {
     "status", "error", "throughput", "unit", "tokens_per_s", "step_time_median_s", "step_time_mean_s", "step_time_stddev_s",
     "step_time_min_s", "step_time_max_s", "step_time_jitter_s", "step_time_n", "warmup_steps", "warmup_time_s",
     "stop_reason", "flops_per_step", "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s",
+    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps", "loss_scale", "mean_sm_clock_mhz",
+    "throttled_samples",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -56,7 +58,9 @@ std::string print_csv(const std::vector<Record>& records) {
                      num(s.max), num(s.jitter), std::to_string(s.n), std::to_string(r.warmup_steps),
                      num(r.warmup_time_s), r.stop_reason,
                      num(r.flops_per_step), num(r.achieved_gflops), num(r.percent_of_peak), std::to_string(r.parameters),
-                     std::to_string(r.peak_memory_bytes), num(r.wall_time_s)});
+                     std::to_string(r.peak_memory_bytes), num(r.wall_time_s), std::to_string(r.peak_reserved_bytes),
+                     r.tf32, r.algorithm_search, std::to_string(r.skipped_steps), num(r.loss_scale),
+                     num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples)});
   }
   return out;
 }

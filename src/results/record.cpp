@@ -2,6 +2,7 @@
 #include "results/record.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,15 @@ nlohmann::json to_json(const Record& r) {
   j["wall_time_s"] = r.wall_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["warmup_time_s"] = r.warmup_time_s;
+  j["peak_reserved_bytes"] = r.peak_reserved_bytes;
+  j["tf32"] = r.tf32;
+  j["algorithm_search"] = r.algorithm_search;
+  j["skipped_steps"] = r.skipped_steps;
+  // Not measured: null itself (a NaN would also print as null, but compare unequal in memory).
+  auto number_or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  j["loss_scale"] = number_or_null(r.loss_scale);
+  j["mean_sm_clock_mhz"] = number_or_null(r.mean_sm_clock_mhz);
+  j["throttled_samples"] = r.throttled_samples;
   return j;
 }
 
@@ -126,6 +136,14 @@ Record record_from_json(const nlohmann::json& j) {
   r.wall_time_s = get_double(j, "wall_time_s");
   r.tokens_per_s = get_double(j, "tokens_per_s");
   r.warmup_time_s = get_double(j, "warmup_time_s");
+  // Added later: older files lack them.
+  r.peak_reserved_bytes = get_int_or(j, "peak_reserved_bytes", 0);
+  r.tf32 = get_string_or(j, "tf32", "n/a");
+  r.algorithm_search = get_string_or(j, "algorithm_search", "none");
+  r.skipped_steps = get_int_or(j, "skipped_steps", 0);
+  r.loss_scale = get_double_or(j, "loss_scale", std::numeric_limits<double>::quiet_NaN());
+  r.mean_sm_clock_mhz = get_double_or(j, "mean_sm_clock_mhz", std::numeric_limits<double>::quiet_NaN());
+  r.throttled_samples = get_int_or(j, "throttled_samples", 0);
   return r;
 }
 

@@ -22,7 +22,7 @@ struct Record {
   std::string model;
   int64_t batch_size = 0;
   std::string device;      // "cpu", "cuda:0"
-  std::string precision;   // fp32 | fp16 | bf16
+  std::string precision;   // fp32 | fp16 | bf16 | fp16-pure | bf16-pure
   std::string layout;      // nchw | nhwc
   std::string optimizer;   // sgd | momentum | adam | adamw
   bool forward_only = false;
@@ -46,6 +46,14 @@ struct Record {
   int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
   double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it
   std::map<std::string, std::string> params;  // workload parameters (e.g. bert layers); empty for CNNs
+  // GPU path (fields added within schema 1; files without them read as the defaults here).
+  int64_t peak_reserved_bytes = 0;  // GPU caching allocator's peak reserved bytes; 0 on CPU
+  std::string tf32 = "n/a";         // on | off (GPU cases) | n/a (CPU)
+  std::string algorithm_search = "none";  // cudnn benchmark | miopen find | none
+  int64_t skipped_steps = 0;        // fp16: measured steps whose optimizer step the loss scaler skipped
+  double loss_scale = std::numeric_limits<double>::quiet_NaN();  // fp16: the scale at the end; else NaN (null)
+  double mean_sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();  // over kept steps; NaN (null): not read
+  int64_t throttled_samples = 0;    // steps dropped for an SM clock under 75% of the default
 
   bool ok() const { return status == Status::ok; }
 };

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/device.h"
+#include "core/gpu_clock.h"
 #include "workloads/registry.h"
 
 namespace trainbench {
@@ -78,6 +79,7 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     mallopt(M_TOP_PAD, 64 << 20);
   }
   const int threads = configure_threads(c.threads);
+  configure_gpu_math(c.device, s.tf32);
   // Start the thread pools (OpenMP, BLAS) before any memory limit: a failed thread creation under
   // RLIMIT_AS would abort the process instead of raising a catchable allocation error.
   {
@@ -110,12 +112,26 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
     r.flops_per_step = w->flops_per_step();
     r.unit = w->unit();
 
+    r.tf32 = tf32_mode(c.device);
+    r.algorithm_search = algorithm_search_mode(c.device);
+
+    // Warm-up: a fixed count on CPU; on a GPU until step times settle (algorithm search, see WarmupRule).
+    const WarmupRule warmup = m.warmup(c.device.is_gpu());
+    std::vector<double> warm;
     const auto warm_start = Clock::now();
-    for (long i = 0; i < m.warmup_steps; ++i) w->step();
-    synchronize(c.device);
-    r.warmup_steps = m.warmup_steps;
+    while (!warmup.done({warm, std::chrono::duration<double>(Clock::now() - warm_start).count()})) {
+      const auto t0 = Clock::now();
+      w->step();
+      synchronize(c.device);
+      warm.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    r.warmup_steps = static_cast<long>(warm.size());
     r.warmup_time_s = std::chrono::duration<double>(Clock::now() - warm_start).count();
 
+    // Throttling: a step whose SM clock, read right after it, is under 75% of the default is dropped.
+    const auto clock = SmClockReader::for_device(c.device);
+    ClockFilter filter(clock->default_mhz());
+    const int64_t skipped_before = w->skipped_steps();
     StoppingPolicy policy = m.policy();
     std::vector<double> samples;
     samples.reserve(1024);
@@ -125,8 +141,16 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
       w->step();
       synchronize(c.device);
       const auto t1 = Clock::now();
-      samples.push_back(std::chrono::duration<double>(t1 - t0).count());
-      if (policy.done({samples, std::chrono::duration<double>(t1 - start).count()})) break;
+      if (filter.keep(clock->read())) samples.push_back(std::chrono::duration<double>(t1 - t0).count());
+      if (policy.done({samples, std::chrono::duration<double>(Clock::now() - start).count()})) break;
+    }
+    r.throttled_samples = filter.dropped();
+    if (const auto mhz = filter.mean_kept_mhz()) r.mean_sm_clock_mhz = *mhz;
+    r.skipped_steps = w->skipped_steps() - skipped_before;
+    r.loss_scale = w->loss_scale();
+    if (samples.empty()) {
+      throw std::runtime_error("every measured step ran with the GPU clock throttled (" +
+                               std::to_string(r.throttled_samples) + " dropped)");
     }
     const double loss = w->last_loss();
     if (!c.forward_only && !std::isfinite(loss)) {
@@ -140,10 +164,16 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
     r.tokens_per_s = static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
     r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
     r.peak_memory_bytes = peak_memory_bytes(c.device);
+    r.peak_reserved_bytes = peak_reserved_bytes(c.device);
     r.status = Status::ok;
   } catch (const std::bad_alloc&) {
     r.status = Status::oom;
     r.error = "out of memory (std::bad_alloc)";
+  } catch (const c10::OutOfMemoryError& e) {
+    // The caching allocator's type (LibTorch 1.13 and 2.x); other GPU allocation failures (cuBLAS
+    // workspace, HIP) arrive as plain c10::Error and are told apart by their message below.
+    r.status = Status::oom;
+    r.error = first_line(e.what_without_backtrace());
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
     r.status = is_out_of_memory_message(what) ? Status::oom : Status::error;
@@ -152,7 +182,10 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
     r.status = is_out_of_memory_message(e.what()) ? Status::oom : Status::error;
     r.error = first_line(e.what());
   }
-  if (r.status != Status::ok) r.peak_memory_bytes = peak_memory_bytes(c.device);
+  if (r.status != Status::ok) {
+    r.peak_memory_bytes = peak_memory_bytes(c.device);
+    r.peak_reserved_bytes = peak_reserved_bytes(c.device);
+  }
   return r;
 }
 

@@ -14,9 +14,11 @@ struct ChildSettings {
   MeasureSettings measure;
   int64_t memory_limit_bytes = 0;  // 0: none. Else the case may grow the process by this much (RLIMIT_AS)
   bool tune_allocator = true;      // keep freed memory in the heap between steps (see docs/methodology.md)
+  bool tf32 = false;               // GPU: let cuBLAS and cuDNN use TF32 for fp32 (--tf32 on)
 };
 
-// Prepares this process for measuring: allocator tuning, threads, warm thread pools, memory limit.
+// Prepares this process for measuring: allocator tuning, threads, warm thread pools, memory limit,
+// GPU math settings (algorithm search, TF32).
 // Returns the intra-op thread count in effect.
 int prepare_child_process(const Case& c, const ChildSettings& s);
 

@@ -23,7 +23,7 @@ class CnnWorkload final : public detail::LossWorkload {
       input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
     }
     finish_setup(*model_.ptr(), models::forward_flops(model_, info.input_shape, o.batch),
-                 models::parameter_count(*model_.ptr()));
+                 models::parameter_count(*model_.ptr()), 0, {&input_});
   }
 
  protected:

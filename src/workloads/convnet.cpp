@@ -37,7 +37,7 @@ class ConvNetWorkload final : public detail::LossWorkload {
       const auto sample = input_.narrow(0, 0, 1);
       one = count_flops([&] { model_->forward(sample); });
     }
-    finish_setup(*model_, one * static_cast<double>(o.batch), models::parameter_count(*model_));
+    finish_setup(*model_, one * static_cast<double>(o.batch), models::parameter_count(*model_), 0, {&input_});
   }
 
  private:

@@ -1,6 +1,7 @@
 #include "workloads/training.h"
 
 #include <ATen/autocast_mode.h>
+#include <torch/version.h>
 
 #include "core/flops.h"
 
@@ -9,7 +10,7 @@
 namespace trainbench {
 
 const std::vector<std::string>& known_precisions() {
-  static const std::vector<std::string> v = {"fp32", "fp16", "bf16"};
+  static const std::vector<std::string> v = {"fp32", "fp16", "bf16", "fp16-pure", "bf16-pure"};
   return v;
 }
 const std::vector<std::string>& known_layouts() {
@@ -42,39 +43,74 @@ void zero_grad(const std::vector<torch::Tensor>& params) {
   }
 }
 
-namespace {
-at::ScalarType dtype_of(const std::string& precision) {
-  return precision == "fp16" ? at::kHalf : at::kBFloat16;
+bool is_pure_precision(const std::string& precision) {
+  return precision == "fp16-pure" || precision == "bf16-pure";
 }
-}  // namespace
+
+at::ScalarType precision_dtype(const std::string& precision) {
+  if (precision == "fp16" || precision == "fp16-pure") return at::kHalf;
+  if (precision == "bf16" || precision == "bf16-pure") return at::kBFloat16;
+  return at::kFloat;
+}
 
 void check_precision(const WorkloadOptions& o) {
-  if (o.precision == "fp16" && !o.device.is_gpu()) {
-    throw std::invalid_argument("precision fp16 needs a GPU: LibTorch's CPU autocast supports bf16 only");
+  // LibTorch's CPU autocast casts to bf16 only, and its CPU kernels (convolution, 1.13) lack fp16.
+  if ((o.precision == "fp16" || o.precision == "fp16-pure") && !o.device.is_gpu()) {
+    throw std::invalid_argument("precision " + o.precision +
+                                " needs a GPU: LibTorch's CPU autocast and kernels support bf16, not fp16");
   }
 }
 
+void to_dtype(torch::nn::Module& module, at::ScalarType dtype) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : module.parameters()) {
+    if (p.is_floating_point()) p.set_data(p.data().to(dtype));
+  }
+  for (auto& b : module.buffers()) {
+    if (b.is_floating_point()) b.set_data(b.data().to(dtype));
+  }
+}
+
+// LibTorch 2.4 replaced the per-device autocast calls (is_enabled, set_cpu_enabled, ...) by calls that
+// take the device type, and deprecated the old ones with a warning at run time.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE 1
+#endif
+
 AutocastScope::AutocastScope(const WorkloadOptions& o) {
-  if (o.precision == "fp32") return;
+  if (o.precision != "fp16" && o.precision != "bf16") return;
   active_ = true;
   gpu_ = o.device.is_gpu();
+#ifdef TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE
+  const at::DeviceType type = gpu_ ? at::kCUDA : at::kCPU;
+  prev_enabled_ = at::autocast::is_autocast_enabled(type);
+  prev_dtype_ = at::autocast::get_autocast_dtype(type);
+  at::autocast::set_autocast_enabled(type, true);
+  at::autocast::set_autocast_dtype(type, precision_dtype(o.precision));
+#else
   if (gpu_) {
     prev_enabled_ = at::autocast::is_enabled();
     prev_dtype_ = at::autocast::get_autocast_gpu_dtype();
     at::autocast::set_enabled(true);
-    at::autocast::set_autocast_gpu_dtype(dtype_of(o.precision));
+    at::autocast::set_autocast_gpu_dtype(precision_dtype(o.precision));
   } else {
     prev_enabled_ = at::autocast::is_cpu_enabled();
     prev_dtype_ = at::autocast::get_autocast_cpu_dtype();
     at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(dtype_of(o.precision));
+    at::autocast::set_autocast_cpu_dtype(precision_dtype(o.precision));
   }
+#endif
   at::autocast::increment_nesting();
 }
 
 AutocastScope::~AutocastScope() {
   if (!active_) return;
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+#ifdef TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE
+  const at::DeviceType type = gpu_ ? at::kCUDA : at::kCPU;
+  at::autocast::set_autocast_enabled(type, prev_enabled_);
+  at::autocast::set_autocast_dtype(type, prev_dtype_);
+#else
   if (gpu_) {
     at::autocast::set_enabled(prev_enabled_);
     at::autocast::set_autocast_gpu_dtype(prev_dtype_);
@@ -82,6 +118,7 @@ AutocastScope::~AutocastScope() {
     at::autocast::set_cpu_enabled(prev_enabled_);
     at::autocast::set_autocast_cpu_dtype(prev_dtype_);
   }
+#endif
 }
 
 void to_channels_last(torch::nn::Module& module) {
@@ -100,7 +137,14 @@ LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
 }
 
 void LossWorkload::finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters,
-                                int64_t tokens_per_sample) {
+                                int64_t tokens_per_sample, const std::vector<torch::Tensor*>& float_inputs) {
+  if (is_pure_precision(options_.precision)) {
+    const at::ScalarType dtype = precision_dtype(options_.precision);
+    to_dtype(model, dtype);
+    for (torch::Tensor* t : float_inputs) {
+      if (t->is_floating_point()) *t = t->to(dtype);  // keeps the memory format (channels-last)
+    }
+  }
   parameters_ = parameters;
   tokens_per_sample_ = tokens_per_sample;
   flops_ = options_.forward_only ? forward_flops : training_flops(forward_flops);
@@ -110,6 +154,9 @@ void LossWorkload::finish_setup(torch::nn::Module& model, double forward_flops, 
   } else {
     model.train();
     optimizer_ = make_optimizer(options_.optimizer, params_);
+    // fp16's narrow range needs loss scaling; bf16 has fp32's range and needs none. The pure types
+    // run without it: they measure the speed of the type, not a training recipe (docs/methodology.md).
+    if (options_.precision == "fp16") scaler_ = std::make_unique<LossScaler>();
   }
 }
 
@@ -124,10 +171,18 @@ void LossWorkload::step() {
   torch::Tensor l;
   {
     AutocastScope amp(options_);
-    l = loss(forward());
+    torch::Tensor out = forward();
+    // Pure precisions: the loss (a softmax over the classes or vocabulary) in fp32, as autocast does.
+    if (is_pure_precision(options_.precision)) out = out.to(torch::kFloat);
+    l = loss(out);
   }
-  l.backward();
-  optimizer_->step();
+  if (scaler_) {
+    scaler_->scale(l).backward();
+    scaler_->step(*optimizer_, params_);
+  } else {
+    l.backward();
+    optimizer_->step();
+  }
   last_ = l.detach();
 }
 

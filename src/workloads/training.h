@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/loss_scaler.h"
 #include "workloads/workload.h"
 
 namespace trainbench::detail {
@@ -34,11 +35,20 @@ class AutocastScope {
 // Throws std::invalid_argument when this precision cannot run on this device.
 void check_precision(const WorkloadOptions& o);
 
+// fp16-pure and bf16-pure: the whole model runs in that type (no autocast, no loss scaling).
+bool is_pure_precision(const std::string& precision);
+// The floating-point type a precision computes in: kFloat, kHalf or kBFloat16.
+at::ScalarType precision_dtype(const std::string& precision);
+// Converts the floating-point parameters and buffers to `dtype` in place; integer buffers (BatchNorm's
+// step counter) keep their type, as PyTorch's Module.to(dtype) does.
+void to_dtype(torch::nn::Module& module, at::ScalarType dtype);
+
 // Converts 4-d parameters and buffers to channels-last in place.
 void to_channels_last(torch::nn::Module& module);
 
 // A workload whose training step is zero_grad, loss(forward()) under autocast, backward, optimizer
-// step; forward-only runs forward() alone, under no-grad, in eval mode. A subclass builds its model
+// step (fp16: scaled loss, unscaled gradients, the step skipped on inf/NaN; pure precisions: the loss
+// taken in fp32 from the model's output); forward-only runs forward() alone, under no-grad, in eval mode. A subclass builds its model
 // and synthetic batch on the device, then calls finish_setup.
 class LossWorkload : public Workload {
  public:
@@ -49,12 +59,17 @@ class LossWorkload : public Workload {
   int64_t parameters() const override { return parameters_; }
   int64_t tokens_per_step() const override { return options_.batch * tokens_per_sample_; }
   double last_loss() const override;
+  int64_t skipped_steps() const override { return scaler_ ? scaler_->skipped_steps() : 0; }
+  double loss_scale() const override { return scaler_ ? scaler_->scale_value() : Workload::loss_scale(); }
 
  protected:
   LossWorkload(const WorkloadOptions& options, std::string unit);
   // `forward_flops`: one forward pass over the whole batch. Sets the model's mode, builds the optimizer.
   // `tokens_per_sample` > 0 for sequence workloads (tokens/s is reported beside sequences/s).
-  void finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters, int64_t tokens_per_sample = 0);
+  // `float_inputs`: the synthetic floating-point inputs, converted with the model under a pure
+  // precision (integer inputs such as token ids stay as they are). Call after counting FLOPs.
+  void finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters, int64_t tokens_per_sample = 0,
+                    const std::vector<torch::Tensor*>& float_inputs = {});
   virtual torch::Tensor forward() = 0;
   virtual torch::Tensor loss(const torch::Tensor& output) = 0;
 
@@ -64,6 +79,7 @@ class LossWorkload : public Workload {
   std::string unit_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
   torch::Tensor last_;
   int64_t parameters_ = 0;
   int64_t tokens_per_sample_ = 0;

@@ -3,6 +3,7 @@
 // synchronises the device and reads the clock. Workloads know nothing of runners or results.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,7 +18,9 @@ struct WorkloadOptions {
   std::string model;
   std::map<std::string, std::string> params;  // workload parameters (`--set key=value`)
   int64_t batch = 0;
-  std::string precision = "fp32";  // fp32 | fp16 | bf16 (automatic mixed precision)
+  // fp32 | fp16 | bf16 (automatic mixed precision; fp16 with dynamic loss scaling) |
+  // fp16-pure | bf16-pure (the whole model, its buffers and float inputs in that type)
+  std::string precision = "fp32";
   std::string layout = "nchw";     // nchw | nhwc (channels-last)
   std::string optimizer = "sgd";   // sgd | momentum | adam | adamw
   bool forward_only = false;       // inference only: no backward, no optimizer
@@ -40,6 +43,10 @@ class Workload {
   virtual int64_t tokens_per_step() const { return 0; }
   // The loss of the last training step (synchronises; call outside timing). 0 for forward-only.
   virtual double last_loss() const = 0;
+  // fp16 mixed precision: optimizer steps the loss scaler skipped so far (a gradient was inf or NaN),
+  // and its current scale. 0 and NaN when the workload scales no loss.
+  virtual int64_t skipped_steps() const { return 0; }
+  virtual double loss_scale() const { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 // Builds the workload for `options` on its device. Throws std::invalid_argument for an unknown model

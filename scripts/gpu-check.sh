@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# One prepared check for a GPU machine that has a pip `torch` (CUDA or ROCm) and no network: builds
+# trainbench against that LibTorch, with the header-only dependencies from a carried folder (made by
+# scripts/vendor-headers.sh), then runs list, the quick suite, peak, maxbatch for bert at seq 512 in
+# bf16, explain for mobilenet_v2, and the seed2019 suite in bf16. Every results file, each step's
+# output and a summary (steps.tsv: step, exit code, seconds) go under $OUT. A failing step is
+# recorded and the script goes on. The whole check keeps within BUDGET_S seconds (default 570).
+#
+#   OUT=/tmp/out scripts/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--cpu-smoke]
+#
+# --cpu-smoke: build against Debian's LibTorch instead of pip torch, on the CPU, with every step cut
+# to a tiny case: proves the no-network build and the script's flow on a machine without a GPU.
+# BUDGET_S (default 570) and BUILD_S (the build step's own limit, default 360) in the environment
+# stretch the limits for a slow machine.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+third_party=${TRAINBENCH_THIRD_PARTY:-$root/third_party}
+build=""
+smoke=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --third-party) third_party=$2; shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    --cpu-smoke) smoke=1; shift ;;
+    *) echo "gpu-check: error: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+out=${OUT:-$root/out/gpu-check}
+budget=${BUDGET_S:-570}
+start=$(date +%s)
+mkdir -p "$out"
+log=$out/gpu-check.log
+: > "$log"
+printf 'step\texit\tseconds\n' > "$out/steps.tsv"
+
+say() { echo "gpu-check: $*" | tee -a "$log" >&2; }
+left() { echo $(( budget - ($(date +%s) - start) )); }
+
+if [[ ! -f $third_party/include/CLI/CLI.hpp || ! -f $third_party/include/toml++/toml.h ]]; then
+  say "error: no header-only dependencies in $third_party (make them with scripts/vendor-headers.sh on a machine that has the Debian packages, and carry the folder)"
+  exit 2
+fi
+
+# step NAME SECONDS COMMAND...: runs COMMAND with a time limit (SIGTERM first: trainbench then writes
+# the cases it finished), stdout and stderr to $out/NAME.txt, and records its exit code.
+step() {
+  local name=$1 limit=$2; shift 2
+  local remaining; remaining=$(left)
+  (( limit > remaining )) && limit=$remaining
+  if (( limit < 5 )); then
+    say "$name: skipped, the time budget is spent"
+    printf '%s\tskipped\t0\n' "$name" >> "$out/steps.tsv"
+    return
+  fi
+  local t0; t0=$(date +%s)
+  say "$name (at most ${limit}s): $*"
+  timeout -k 15 "$limit" "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  local dt=$(( $(date +%s) - t0 ))
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$dt" >> "$out/steps.tsv"
+  say "$name: exit $rc after ${dt}s$( ((rc == 124)) && echo ' (time limit)')"
+}
+
+# ---- what this machine has -------------------------------------------------------------------------
+{
+  echo "== date"; date -u
+  echo "== uname"; uname -a
+  echo "== nproc"; nproc
+  echo "== cmake"; cmake --version 2>&1 | head -1
+  echo "== c++"; c++ --version 2>&1 | head -1
+  echo "== nvidia-smi"; nvidia-smi -L 2>&1; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.applications.graphics --format=csv 2>&1
+  echo "== rocm-smi"; rocm-smi --showproductname 2>&1 | head -20
+  echo "== nvcc"; command -v nvcc && nvcc --version 2>&1 | tail -2
+  echo "== third_party"; cat "$third_party/VERSIONS" 2>&1
+} > "$out/machine.txt" 2>&1
+
+if (( smoke )); then
+  prefix=""
+  device=cpu
+  [[ -n $build ]] || build=$root/build-gpu-check-smoke
+else
+  if ! prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> "$out/torch-import.txt"); then
+    say "error: python3 cannot import torch (see $out/torch-import.txt): this check needs a pip torch"
+    exit 2
+  fi
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "hip", torch.version.hip,
+                 "gpus", torch.cuda.device_count())' >> "$out/machine.txt" 2>&1
+  device=cuda
+  [[ -n $build ]] || build=$root/build-gpu-check
+fi
+
+# ---- build -------------------------------------------------------------------------------------------
+configure=(cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTRAINBENCH_BUILD_TESTS=OFF
+           "-DTRAINBENCH_THIRD_PARTY=$third_party")
+[[ -n $prefix ]] && configure+=("-DCMAKE_PREFIX_PATH=$prefix")
+step configure 240 "${configure[@]}"
+if ! grep -q "trainbench: LibTorch" "$out/configure.txt"; then
+  say "error: cmake did not configure (see $out/configure.txt)"
+  exit 1
+fi
+grep "trainbench: " "$out/configure.txt" | tee -a "$log" >&2
+if [[ $device == cuda ]] && grep -q "CUDA code OFF, HIP code OFF" "$out/configure.txt"; then
+  say "warning: this LibTorch configured without CUDA or HIP (no CUDA toolkit found?): GPU cases will be refused"
+fi
+step build "${BUILD_S:-360}" cmake --build "$build" -j "$(nproc)"
+exe=$build/trainbench
+if [[ ! -x $exe ]]; then
+  say "error: the build made no $exe (see $out/build.txt)"
+  exit 1
+fi
+
+# ---- runs --------------------------------------------------------------------------------------------
+step version 30 "$exe" --version
+# list counts every model's FLOPs: about a minute on 2 busy CPU cores.
+step list 120 "$exe" list
+if (( smoke )); then
+  fast=(--warmup 1 --min-steps 2 --min-time 0 --max-time 1 --max-noise 100)
+  tiny=convnet:channels=4,depth=2,image=8
+  step quick 120 "$exe" run --case "$tiny:b2:fp32:nchw:cpu" --case "$tiny:b2:bf16:nchw:cpu" \
+       --case "$tiny:b2:bf16-pure:nchw:cpu" "${fast[@]}" -o "$out/quick.json"
+  # fp16 needs a GPU: that case is an error row and the step exits 1.
+  step precisions 120 "$exe" run --case "$tiny:b2:fp16:nchw:cpu" --case "$tiny:b2:fp16-pure:nchw:cpu" \
+       --tf32 on "${fast[@]}" -o "$out/precisions.json"
+  step peak 120 "$exe" peak --device cpu --gemm-size 256 -o "$out/peak.json"
+  step maxbatch-bert 180 "$exe" maxbatch --model bert --set layers=1 --set hidden=32 --set heads=2 --set vocab=50 --set seq=16 \
+       --precision bf16 --device cpu --max-batch 8 "${fast[@]}" -o "$out/maxbatch-bert.json"
+  step explain 120 "$exe" explain --model mobilenet_v2 --batch 1 --device cpu -o "$out/explain.json"
+  step seed2019-bf16 180 "$exe" run --case "$tiny:b2:bf16:nchw:cpu" --case bilstm:embed=8,hidden=8,seq=6,vocab=50:b2:bf16:nchw:cpu \
+       "${fast[@]}" -o "$out/seed2019-bf16.json"
+else
+  # Short stopping rules: the check proves the GPU path and gives first numbers, not a study.
+  step quick 90 "$exe" run --suite quick --device cuda --min-time 1 --max-time 3 --timeout 60 -o "$out/quick.json"
+  # The new GPU code: every precision (fp16 runs the loss scaler), TF32 on, and an out-of-memory case.
+  step precisions 75 "$exe" run --model resnet50 --batch 64 --precision fp32,fp16,bf16,fp16-pure,bf16-pure \
+       --device cuda --min-time 1 --max-time 3 --timeout 60 -o "$out/precisions.json"
+  step tf32-on 30 "$exe" run --model resnet50 --batch 64 --tf32 on --device cuda --min-time 1 --max-time 3 \
+       --timeout 30 -o "$out/tf32-on.json"
+  step oom 30 "$exe" run --model bert --set seq=512 --batch 65536 --device cuda --timeout 25 -o "$out/oom.json"
+  step peak 45 "$exe" peak --device cuda -o "$out/peak.json"
+  step maxbatch-bert 120 "$exe" maxbatch --model bert --set seq=512 --precision bf16 --device cuda \
+       --start 64 --max-batch 2048 --max-time 4 --timeout 60 -o "$out/maxbatch-bert.json"
+  step explain 40 "$exe" explain --model mobilenet_v2 --batch 64 --device cuda -o "$out/explain.json"
+  # Last: it takes what time is left; on the limit trainbench writes the cases it finished.
+  step seed2019-bf16 300 "$exe" run --suite seed2019 --precision bf16 --device cuda --warmup 2 --min-steps 3 \
+       --min-time 0.3 --max-time 1.5 --timeout 60 -o "$out/seed2019-bf16.json"
+fi
+
+say "done in $(( $(date +%s) - start ))s; steps:"
+column -t "$out/steps.tsv" | tee -a "$log" >&2
+ls -la "$out" >> "$log"

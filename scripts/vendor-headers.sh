@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Copies the header-only dependencies (CLI11, nlohmann_json, fmt, toml++) from this Debian machine's
+# packages into one folder, so trainbench builds where they are not installed and nothing can be
+# downloaded (scripts/gpu-check.sh; cmake -DTRAINBENCH_THIRD_PARTY=FOLDER). fmt and toml++ are then
+# compiled header-only. About 3 MB; the folder is git-ignored and carried next to the checkout.
+#
+#   scripts/vendor-headers.sh [FOLDER]     (default: third_party/ in the repository root)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dest=${1:-$root/third_party}
+
+declare -A pkg_of=([CLI]=libcli11-dev [nlohmann]=nlohmann-json3-dev [fmt]=libfmt-dev [toml++]=libtomlplusplus-dev)
+for dir in "${!pkg_of[@]}"; do
+  if [[ ! -d /usr/include/$dir ]]; then
+    echo "vendor-headers: error: /usr/include/$dir is missing (install ${pkg_of[$dir]}: scripts/setup-deps.sh)" >&2
+    exit 2
+  fi
+done
+
+rm -rf "$dest"
+mkdir -p "$dest/include" "$dest/licenses"
+{
+  echo "# Header-only dependencies copied by scripts/vendor-headers.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  for dir in CLI nlohmann fmt toml++; do
+    pkg=${pkg_of[$dir]}
+    cp -r "/usr/include/$dir" "$dest/include/"
+    version=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo unknown)
+    echo "$dir $pkg $version"
+    [[ -f /usr/share/doc/$pkg/copyright ]] && cp "/usr/share/doc/$pkg/copyright" "$dest/licenses/$pkg.copyright"
+  done
+} > "$dest/VERSIONS"
+echo "vendor-headers: $(du -sh "$dest" | cut -f1) in $dest"
