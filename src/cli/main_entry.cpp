@@ -24,6 +24,24 @@ void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
   app.add_flag("--system-allocator", system_allocator,
                "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
+  app.add_option("--auto-threads", auto_threads)->group("");  // set by `run --dist` for its children
+}
+
+void DistFlags::add_to(CLI::App& app) {
+  app.add_flag("--dist", enabled,
+               "Data-parallel: this process is one rank (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; see `launch`)");
+  app.add_option("--dist-backend", backend, "c10d backend: auto (gloo on CPU, nccl on GPU), gloo, nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.add_option("--dist-timeout", timeout_s, "Seconds a rendezvous or collective may wait before failing")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--bucket-mb", bucket_mb, "Gradient all-reduce bucket size, MiB (as DDP's bucket_cap_mb)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-baseline", no_baseline, "Skip the one-process run of each case (no scaling efficiency)");
+}
+
+std::vector<std::string> DistFlags::child_args(size_t case_index) const {
+  return {"--dist", "--dist-backend", backend, "--dist-timeout", fmt::format("{}", timeout_s),
+          "--bucket-mb", fmt::format("{}", bucket_mb), "--dist-key", std::to_string(case_index)};
 }
 
 ChildSettings MeasureFlags::resolve() const {
@@ -36,6 +54,7 @@ ChildSettings MeasureFlags::resolve() const {
   s.measure.max_noise = max_noise_pct / 100.0;
   s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
   s.tune_allocator = !system_allocator;
+  s.default_threads = auto_threads;
   return s;
 }
 
@@ -49,6 +68,10 @@ std::vector<std::string> MeasureFlags::child_args() const {
     a.push_back(memory_limit);
   }
   if (system_allocator) a.push_back("--system-allocator");
+  if (auto_threads > 0) {
+    a.push_back("--auto-threads");
+    a.push_back(std::to_string(auto_threads));
+  }
   return a;
 }
 
@@ -77,6 +100,31 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_flag("--resume", run.resume, "Run only the cases the output's journal does not have yet");
   run_cmd->add_option("--report", run.report, "Also write the HTML report of the results to this file");
   run.measure.add_to(*run_cmd);
+  run.dist.add_to(*run_cmd);
+
+  LaunchFlags launch;
+  CLI::App* launch_cmd = app.add_subcommand(
+      "launch", "Start N data-parallel workers on this node: trainbench launch --nproc N -- run ... --dist");
+  launch_cmd->add_option("--nproc", launch.nproc, "Workers on this node (e.g. one per GPU)")->check(CLI::PositiveNumber);
+  launch_cmd->add_option("--nnodes", launch.nnodes, "Nodes in the job")->check(CLI::PositiveNumber);
+  launch_cmd->add_option("--node-rank", launch.node_rank, "This node's index, 0 to nnodes-1 (node 0 hosts rank 0)")
+      ->check(CLI::NonNegativeNumber);
+  launch_cmd->add_option("--master", launch.master, "HOST:PORT of node 0 (default on one node: 127.0.0.1, a free port)");
+  launch_cmd->add_option("--grace", launch.grace_s, "Seconds stopped workers get before SIGKILL")
+      ->check(CLI::NonNegativeNumber);
+  launch_cmd->add_option("worker", launch.worker_args, "The worker's arguments, after --")->required();
+  launch_cmd->positionals_at_end();
+
+  AllreduceFlags ar;
+  CLI::App* ar_cmd = app.add_subcommand("dist-allreduce", "All-reduce bandwidth (inside launch)");
+  ar_cmd->group("");  // hidden: `op allreduce:SIZE` is the public form
+  ar_cmd->add_option("--case", ar.cases, "allreduce:SIZE,... (default: DeepBench's sizes)");
+  ar.measure.warmup = 2;
+  ar.measure.min_steps = 5;
+  ar.measure.min_time_s = 0.5;
+  ar.measure.max_time_s = 10.0;
+  ar.measure.add_to(*ar_cmd);
+  ar.dist.add_to(*ar_cmd);
 
   MaxBatchOptions mb;
   CLI::App* mb_cmd = app.add_subcommand("maxbatch", "Find the largest batch that trains (doubling, then bisection)");
@@ -116,6 +164,10 @@ int main_entry(int argc, char** argv) {
   child_cmd->add_option("descriptor", descriptor)->required();
   child_cmd->add_option("--result-fd", result_fd);
   child_flags.add_to(*child_cmd);
+  DistFlags child_dist;
+  std::string dist_key = "0";
+  child_dist.add_to(*child_cmd);
+  child_cmd->add_option("--dist-key", dist_key);
 
   try {
     app.parse(argc, argv);
@@ -135,7 +187,9 @@ int main_entry(int argc, char** argv) {
     if (app.got_subcommand(mb_cmd)) return cmd_maxbatch(mb);
     if (app.got_subcommand(cmp_cmd)) return cmd_compare(cmp);
     if (app.got_subcommand(rep_cmd)) return cmd_report(rep);
-    if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, result_fd);
+    if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, child_dist, dist_key, result_fd);
+    if (app.got_subcommand(launch_cmd)) return cmd_launch(launch);
+    if (app.got_subcommand(ar_cmd)) return cmd_dist_allreduce(ar);
   } catch (const InputError& e) {
     return bad_input(e.what());
   } catch (const std::exception& e) {

@@ -281,6 +281,8 @@ nlohmann::json to_json(const Context& c) {
   j["device_name"] = c.device_name;
   j["device_memory_bytes"] = opt(c.device_memory_bytes);
   j["cpu_allocator"] = c.cpu_allocator;
+  j["world_size"] = c.world_size;
+  j["dist_backend"] = opt(c.dist_backend);
   return j;
 }
 
@@ -309,6 +311,9 @@ Context context_from_json(const nlohmann::json& j) {
   c.device_name = get_string(j, "device_name");
   c.device_memory_bytes = get_optional_int(j, "device_memory_bytes");
   c.cpu_allocator = get_string(j, "cpu_allocator");
+  // Files written before data parallelism lack these two keys: one process, no backend.
+  if (j.contains("world_size")) c.world_size = static_cast<int>(get_int(j, "world_size"));
+  if (j.contains("dist_backend")) c.dist_backend = get_optional_string(j, "dist_backend");
   return c;
 }
 

@@ -32,6 +32,8 @@ struct Context {
   std::string device_name;                   // cpu: the CPU model; cuda: the GPU name
   std::optional<int64_t> device_memory_bytes;  // cpu: MemTotal; cuda: total device memory
   std::string cpu_allocator = "tuned";        // tuned (freed memory kept in the heap) | system (glibc as is)
+  int world_size = 1;                         // processes of a data-parallel run (`run --dist`); 1 otherwise
+  std::optional<std::string> dist_backend;    // gloo | nccl for a data-parallel run; null otherwise
 };
 
 // Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch

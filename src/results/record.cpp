@@ -1,6 +1,7 @@
 // Record <-> JSON. The field names are the contract documented in docs/json-schema.md.
 #include "results/record.h"
 
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,48 @@ Summary summary_from_json(const nlohmann::json& j) {
   return s;
 }
 
+nlohmann::json dist_to_json(const DistInfo& d) {
+  return {{"world_size", d.world_size},
+          {"backend", d.backend},
+          {"rank_step_time_s", d.rank_step_time_s},
+          {"rank_comm_share", d.rank_comm_share},
+          {"comm_share", d.comm_share},
+          {"bucket_bytes", d.bucket_bytes},
+          {"buckets", d.buckets},
+          {"single_process_throughput", d.single_process_throughput},
+          {"scaling_efficiency", d.scaling_efficiency}};
+}
+
+std::vector<double> numbers_from_json(const nlohmann::json& j, const char* key) {
+  const auto& v = detail::field(j, key);
+  if (!v.is_array()) detail::bad_type(key, "an array of numbers", v);
+  std::vector<double> out;
+  for (const auto& x : v) {
+    if (x.is_null()) {
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
+    if (!x.is_number()) detail::bad_type(key, "an array of numbers", x);
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+DistInfo dist_from_json(const nlohmann::json& j) {
+  using namespace detail;
+  DistInfo d;
+  d.world_size = static_cast<int>(get_int(j, "world_size"));
+  d.backend = get_string(j, "backend");
+  d.rank_step_time_s = numbers_from_json(j, "rank_step_time_s");
+  d.rank_comm_share = numbers_from_json(j, "rank_comm_share");
+  d.comm_share = get_double(j, "comm_share");
+  d.bucket_bytes = get_int(j, "bucket_bytes");
+  d.buckets = get_int(j, "buckets");
+  d.single_process_throughput = get_double(j, "single_process_throughput");
+  d.scaling_efficiency = get_double(j, "scaling_efficiency");
+  return d;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Record& r) {
@@ -75,6 +118,7 @@ nlohmann::json to_json(const Record& r) {
   j["wall_time_s"] = r.wall_time_s;
   j["tokens_per_s"] = r.tokens_per_s;
   j["warmup_time_s"] = r.warmup_time_s;
+  j["dist"] = r.dist ? dist_to_json(*r.dist) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -123,6 +167,8 @@ Record record_from_json(const nlohmann::json& j) {
   r.wall_time_s = get_double(j, "wall_time_s");
   r.tokens_per_s = get_double(j, "tokens_per_s");
   r.warmup_time_s = get_double(j, "warmup_time_s");
+  // Files written before data parallelism have no "dist": the case ran in one process.
+  if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
   return r;
 }
 

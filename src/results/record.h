@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,20 @@ namespace trainbench {
 enum class Status { ok, oom, error };
 const char* to_string(Status s);
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
+
+// What a data-parallel case adds (`run --dist`, src/dist). The Record's throughput, step_time_s and
+// samples_s are then the global ones: all ranks' samples per step over the slowest rank's median.
+struct DistInfo {
+  int world_size = 1;
+  std::string backend;                   // gloo | nccl
+  std::vector<double> rank_step_time_s;  // each rank's median step time, by rank
+  std::vector<double> rank_comm_share;   // each rank's exposed communication time / its step time
+  double comm_share = 0.0;               // all ranks together: exposed communication / step time
+  int64_t bucket_bytes = 0;              // gradient all-reduce bucket size cap
+  int64_t buckets = 0;                   // all-reduce buckets per step
+  double single_process_throughput = 0.0;  // the same case in one process; NaN: not measured
+  double scaling_efficiency = 0.0;         // throughput / (world_size x single_process_throughput); NaN: not measured
+};
 
 struct Record {
   std::string name;        // the case descriptor; `trainbench run --case NAME` reruns it
@@ -42,6 +57,7 @@ struct Record {
   int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
   double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it
   std::map<std::string, std::string> params;  // workload parameters (e.g. bert layers); empty for CNNs
+  std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
 
   bool ok() const { return status == Status::ok; }
 };

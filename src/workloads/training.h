@@ -49,6 +49,9 @@ class LossWorkload : public Workload {
   int64_t parameters() const override { return parameters_; }
   int64_t tokens_per_step() const override { return options_.batch * tokens_per_sample_; }
   double last_loss() const override;
+  std::vector<torch::Tensor> trainable_parameters() const override { return params_; }
+  std::vector<torch::Tensor> model_buffers() const override { return buffers_; }
+  void set_gradient_sync(GradientSync* sync) override { sync_ = sync; }
 
  protected:
   LossWorkload(const WorkloadOptions& options, std::string unit);
@@ -56,6 +59,8 @@ class LossWorkload : public Workload {
   // `tokens_per_sample` > 0 for sequence workloads (tokens/s is reported beside sequences/s).
   void finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters, int64_t tokens_per_sample = 0);
   virtual torch::Tensor forward() = 0;
+  // Call between building the model and drawing the synthetic batch (see WorkloadOptions::data_seed).
+  void seed_batch() const;
   virtual torch::Tensor loss(const torch::Tensor& output) = 0;
 
   WorkloadOptions options_;
@@ -63,6 +68,8 @@ class LossWorkload : public Workload {
  private:
   std::string unit_;
   std::vector<torch::Tensor> params_;
+  std::vector<torch::Tensor> buffers_;
+  GradientSync* sync_ = nullptr;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   torch::Tensor last_;
   int64_t parameters_ = 0;
