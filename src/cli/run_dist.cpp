@@ -1,5 +1,7 @@
 #include "cli/run_dist.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -111,6 +113,22 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
     if (!r.ok()) std::cerr << "case " << plan[i].descriptor() << ": " << to_string(r.status) << ": " << r.error << "\n";
   }
   return kExitOk;
+}
+
+std::string dist_summary(const std::vector<Record>& records) {
+  std::string out;
+  for (const auto& r : records) {
+    if (!r.dist || !r.ok()) continue;
+    const DistInfo& d = *r.dist;
+    std::string scaling = "no one-process baseline";
+    if (std::isfinite(d.scaling_efficiency)) {
+      scaling = fmt::format("scaling efficiency {:.1f}% (one process: {:.4g} {})", 100.0 * d.scaling_efficiency,
+                            d.single_process_throughput, r.unit);
+    }
+    out += fmt::format("{}: {} ranks ({}): {:.4g} {} global; {}; communication {:.1f}% of step time\n", r.name,
+                       d.world_size, d.backend, r.throughput, r.unit, scaling, 100.0 * d.comm_share);
+  }
+  return out;
 }
 
 }  // namespace trainbench::cli

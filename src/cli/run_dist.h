@@ -44,4 +44,7 @@ class DistRun {
   dist::StorePtr store_;
 };
 
+// One line per data-parallel record: global throughput, scaling efficiency, communication share.
+std::string dist_summary(const std::vector<Record>& records);
+
 }  // namespace trainbench::cli
