@@ -285,9 +285,14 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   if (dist) (live_table ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
   if (interrupted) {
     journal.close();
-    std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
-                             "`trainbench run ... --resume -o {}`\n",
-                             fresh.size(), todo.size(), o.output, o.output);
+    if (dist) {  // --resume does not work with --dist
+      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {}\n", fresh.size(),
+                               todo.size(), o.output);
+    } else {
+      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
+                               "`trainbench run ... --resume -o {}`\n",
+                               fresh.size(), todo.size(), o.output, o.output);
+    }
     return 130;
   }
   journal.close();
