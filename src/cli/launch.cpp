@@ -6,9 +6,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "dist/allreduce_bench.h"
-#include "dist/env.h"
 #include "dist/launcher.h"
-#include "dist/process_group.h"
 #include "runner/plan.h"
 
 namespace trainbench::cli {
@@ -36,15 +34,11 @@ int cmd_dist_allreduce(const AllreduceFlags& o) {
       }
     }
   }
-  const ChildSettings settings = o.measure.resolve();
-  const dist::DistEnv e = dist::dist_env_from_process();
-  const std::string backend = dist::resolve_backend(o.dist.backend, false);
-  dist::StorePtr store = dist::connect_store(e, e.rank == 0, o.dist.timeout_s);
-  dist::CommPtr comm = dist::make_comm(dist::prefixed("trainbench/allreduce/", store), e, backend, o.dist.timeout_s);
-  std::vector<dist::AllreduceResult> results;
-  for (int64_t n : sizes) results.push_back(dist::benchmark_allreduce(*comm, n, settings.measure));
-  if (e.rank == 0) std::cout << dist::allreduce_table(results) << std::flush;
-  comm->barrier()->wait();  // rank 0 hosts the store: leave together
+  dist::DistSettings s;
+  s.backend = o.dist.backend;
+  s.timeout_s = o.dist.timeout_s;
+  const dist::AllreduceRun run = dist::run_allreduce_benchmark(sizes, o.measure.resolve().measure, s);
+  if (run.rank == 0) std::cout << dist::allreduce_table(run.results) << std::flush;
   return kExitOk;
 }
 

@@ -125,8 +125,9 @@ std::string dist_summary(const std::vector<Record>& records) {
       scaling = fmt::format("scaling efficiency {:.1f}% (one process: {:.4g} {})", 100.0 * d.scaling_efficiency,
                             d.single_process_throughput, r.unit);
     }
-    out += fmt::format("{}: {} ranks ({}): {:.4g} {} global; {}; communication {:.1f}% of step time\n", r.name,
-                       d.world_size, d.backend, r.throughput, r.unit, scaling, 100.0 * d.comm_share);
+    out += fmt::format("{}: {} rank{} ({}): {:.4g} {} global; {}; communication {:.1f}% of step time\n", r.name,
+                       d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
+                       100.0 * d.comm_share);
   }
   return out;
 }

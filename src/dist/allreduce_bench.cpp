@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "dist/env.h"
 #include "runner/case.h"
 
 namespace trainbench::dist {
@@ -103,6 +104,21 @@ AllreduceResult benchmark_allreduce(Comm& comm, int64_t floats, const MeasureSet
   const double n = static_cast<double>(r.world_size);
   r.busbw_gbs = r.algbw_gbs * 2.0 * (n - 1.0) / n;
   return r;
+}
+
+AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const MeasureSettings& m, const DistSettings& s) {
+  const DistEnv e = dist_env_from_process();
+  const bool gpu = s.backend == "nccl";
+  const std::string backend = resolve_backend(s.backend, gpu);
+  DeviceSpec device;
+  if (gpu) device = DeviceSpec{"cuda", e.local_rank};
+  StorePtr store = connect_store(e, e.rank == 0, s.timeout_s);
+  CommPtr comm = make_comm(prefixed("trainbench/allreduce/", store), e, backend, s.timeout_s);
+  AllreduceRun run;
+  run.rank = e.rank;
+  for (int64_t n : sizes) run.results.push_back(benchmark_allreduce(*comm, n, m, device));
+  comm->barrier()->wait();  // rank 0 hosts the store: leave together
+  return run;
 }
 
 std::string allreduce_table(const std::vector<AllreduceResult>& results) {

@@ -47,6 +47,16 @@ struct AllreduceResult {
 AllreduceResult benchmark_allreduce(Comm& comm, int64_t floats, const MeasureSettings& m,
                                     const DeviceSpec& device = DeviceSpec{});
 
+// The whole benchmark in this process as one rank: the environment (torchrun variables, as under
+// `launch`), the store (rank 0 hosts it), a process group of `s.backend` (auto: Gloo; nccl: on GPU
+// LOCAL_RANK), then every size in turn. Every rank gets the same results. Throws InputError for bad
+// variables; c10 errors (rendezvous timeout) propagate.
+struct AllreduceRun {
+  int rank = 0;
+  std::vector<AllreduceResult> results;
+};
+AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const MeasureSettings& m, const DistSettings& s);
+
 // A console table of results: size, bytes, median time, algbw, busbw (GB/s = 1e9 bytes/s).
 std::string allreduce_table(const std::vector<AllreduceResult>& results);
 

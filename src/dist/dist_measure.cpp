@@ -5,9 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#ifdef TRAINBENCH_WITH_CUDA
-#include <c10/cuda/CUDAFunctions.h>
-#endif
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "core/device.h"
 #include "dist/grad_allreduce.h"
@@ -66,9 +64,12 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   std::string setup_error;
   Status setup_status = Status::error;
   try {
-#ifdef TRAINBENCH_WITH_CUDA
-    if (local.device.is_gpu()) c10::cuda::set_device(static_cast<c10::DeviceIndex>(e.local_rank));
-#endif
+    if (local.device.is_gpu()) {
+      // The current device, for NCCL's communicators: through the device-generic interface, which
+      // CUDA and ROCm (HIP answers as CUDA) builds register and a CPU build needs no header for.
+      c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
+          ->setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(e.local_rank)));
+    }
     if (c.forward_only) throw std::invalid_argument("--dist times training; forward-only cases have no gradients");
     torch::manual_seed(0);  // the same initial weights everywhere (rank 0's are broadcast anyway)
     reset_peak_memory(local.device);

@@ -12,7 +12,9 @@
 #endif
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
-#ifdef TRAINBENCH_WITH_CUDA
+// NCCL on CUDA builds; ROCm builds have RCCL behind the same class.
+#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
+#define TRAINBENCH_WITH_NCCL 1
 #ifndef USE_C10D_NCCL
 #define USE_C10D_NCCL
 #endif
@@ -36,7 +38,7 @@ std::string resolve_backend(const std::string& requested, bool gpu) {
   if (requested == "auto") return gpu ? "nccl" : "gloo";
   if (requested == "gloo") return "gloo";  // Gloo also reduces CUDA tensors (through host memory)
   if (requested == "nccl") {
-#ifdef TRAINBENCH_WITH_CUDA
+#ifdef TRAINBENCH_WITH_NCCL
     if (!gpu) throw InputError("--dist-backend nccl needs a GPU device (the case runs on cpu)");
     return "nccl";
 #else
@@ -73,7 +75,7 @@ CommPtr make_comm(StorePtr store, const DistEnv& e, const std::string& backend, 
     }
     return c10::make_intrusive<c10d::ProcessGroupGloo>(store, e.rank, e.world_size, o);
   }
-#ifdef TRAINBENCH_WITH_CUDA
+#ifdef TRAINBENCH_WITH_NCCL
   if (backend == "nccl") {
     // NCCL connects lazily, at the first collective, after every rank chose its GPU (LOCAL_RANK).
     auto o = c10d::ProcessGroupNCCL::Options::create();
