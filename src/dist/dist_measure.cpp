@@ -127,7 +127,16 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
       step_sum += mine[i];
       exposed_sum += exposed[i];
     }
-    std::vector<double> mine_stats = {own.median, step_sum, exposed_sum, std::isfinite(loss) ? 1.0 : 0.0};
+    // The replicas must still be one model: every rank applied the same averaged gradients.
+    double params_checksum = 0.0;
+    {
+      torch::NoGradGuard no_grad;
+      double k = 1.0;
+      for (const auto& p : w->trainable_parameters()) params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
+    }
+    std::vector<double> mine_stats = {own.median, step_sum, exposed_sum, std::isfinite(loss) ? 1.0 : 0.0,
+                                      params_checksum};
+    constexpr size_t kStats = 5;  // then the step times
     mine_stats.insert(mine_stats.end(), mine.begin(), mine.end());
     const auto all = gather_all(*comm, mine_stats);
 
@@ -143,6 +152,10 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     for (int k = 0; k < world; ++k) {
       const auto& s = all[static_cast<size_t>(k)];
       if (s[3] == 0.0) throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
+      // Bitwise equal with Gloo; a tolerance leaves room for a backend whose ranks round differently.
+      if (!(std::abs(s[4] - all[0][4]) <= 1e-6 * std::max(1.0, std::abs(all[0][4])))) {
+        throw std::runtime_error("the replicas diverged: rank " + std::to_string(k) + "'s parameters differ from rank 0's");
+      }
       d.rank_step_time_s.push_back(s[0]);
       d.rank_comm_share.push_back(s[1] > 0 ? s[2] / s[1] : 0.0);
       total_step += s[1];
@@ -153,7 +166,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
 
     // Rank 0 reports the slowest rank's steps; the others their own.
     const auto& pick = e.rank == 0 ? all[static_cast<size_t>(slowest_rank)] : all[static_cast<size_t>(e.rank)];
-    r.samples_s.assign(pick.begin() + 4, pick.end());
+    r.samples_s.assign(pick.begin() + kStats, pick.end());
     r.step_time_s = summarize(r.samples_s);
     r.stop_reason = policy.reason();
     const double ranks = e.rank == 0 ? static_cast<double>(world) : 1.0;
