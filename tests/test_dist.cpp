@@ -183,6 +183,8 @@ void run_two_ranks(int64_t bucket_bytes) {
         reducer.before_backward();
         loss.backward();
         reducer.after_backward();
+        EXPECT_GE(reducer.last_comm_s(), 0.0);  // every completion time arrived (NaN would fail)
+        EXPECT_GE(reducer.last_exposed_s(), 0.0);
         opt.step();
       }
       sums[static_cast<size_t>(rank)] = checksum(*model);

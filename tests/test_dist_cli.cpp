@@ -58,11 +58,15 @@ TEST(DistCli, TwoWorkersTrainAndReportScaling) {
   EXPECT_GT(rec.dist->scaling_efficiency, 0.0);
   EXPECT_GE(rec.dist->comm_share, 0.0);
   EXPECT_LT(rec.dist->comm_share, 1.0);
+  EXPECT_TRUE(std::isfinite(rec.dist->comm_total_share));
+  EXPECT_GT(rec.dist->comm_total_share, 0.0);
+  EXPECT_LE(rec.dist->comm_total_share, 1.0);
   // Global throughput: both ranks' samples over the slowest rank's median.
   EXPECT_NEAR(rec.throughput, 2.0 * 2 / rec.step_time_s.median, 1e-6 * rec.throughput);
   // Only rank 0 prints the table: one header, one row.
   EXPECT_NE(r.out.find("convnet"), std::string::npos) << r.out;
   EXPECT_EQ(r.err.find("trainbench: error"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("scaling efficiency"), std::string::npos) << r.out;
 }
 
 // The pids of `parent`'s children whose environment holds `var`.

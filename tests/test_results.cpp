@@ -100,6 +100,7 @@ Record sample_dist_record() {
   d.rank_step_time_s = {0.25, 0.251, 0.26, 0.249};
   d.rank_comm_share = {0.1, 0.12, 0.05, 0.11};
   d.comm_share = 0.095;
+  d.comm_total_share = 0.3;
   d.bucket_bytes = 25 << 20;
   d.buckets = 5;
   d.single_process_throughput = 40.0;
@@ -212,6 +213,7 @@ TEST(ResultsRecord, DistRoundTripsAndIsNullWithoutIt) {
   EXPECT_EQ(back.dist->rank_step_time_s, r.dist->rank_step_time_s);
   EXPECT_EQ(back.dist->rank_comm_share, r.dist->rank_comm_share);
   EXPECT_DOUBLE_EQ(back.dist->comm_share, 0.095);
+  EXPECT_DOUBLE_EQ(back.dist->comm_total_share, 0.3);
   EXPECT_EQ(back.dist->bucket_bytes, 25 << 20);
   EXPECT_EQ(back.dist->buckets, 5);
   EXPECT_DOUBLE_EQ(back.dist->single_process_throughput, 40.0);

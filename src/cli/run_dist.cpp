@@ -125,9 +125,10 @@ std::string dist_summary(const std::vector<Record>& records) {
       scaling = fmt::format("scaling efficiency {:.1f}% (one process: {:.4g} {})", 100.0 * d.scaling_efficiency,
                             d.single_process_throughput, r.unit);
     }
-    out += fmt::format("{}: {} rank{} ({}): {:.4g} {} global; {}; communication {:.1f}% of step time\n", r.name,
-                       d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
-                       100.0 * d.comm_share);
+    out += fmt::format("{}: {} rank{} ({}): {:.4g} {} global; {}; communication: {:.1f}% of step time exposed, "
+                       "{:.1f}% in flight\n",
+                       r.name, d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
+                       100.0 * d.comm_share, 100.0 * d.comm_total_share);
   }
   return out;
 }

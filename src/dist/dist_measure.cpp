@@ -104,7 +104,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     comm->barrier()->wait();  // start the clocks together
 
     StoppingPolicy policy = m.policy();
-    std::vector<double> mine, slowest, exposed;
+    std::vector<double> mine, slowest, exposed, in_flight;
     const auto start = Clock::now();
     while (true) {
       const auto t0 = Clock::now();
@@ -113,6 +113,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
       const auto t1 = Clock::now();
       mine.push_back(std::chrono::duration<double>(t1 - t0).count());
       exposed.push_back(reducer->last_exposed_s());
+      in_flight.push_back(reducer->last_comm_s());
       // Not timed: the ranks agree on what the stopping rule sees, so all stop after the same step.
       const auto agreed = max_over_ranks(*comm, {mine.back(), std::chrono::duration<double>(t1 - start).count()});
       slowest.push_back(agreed[0]);
@@ -122,10 +123,11 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
 
     const double loss = w->last_loss();
     const Summary own = summarize(mine);
-    double step_sum = 0.0, exposed_sum = 0.0;
+    double step_sum = 0.0, exposed_sum = 0.0, in_flight_sum = 0.0;  // NaN in_flight: not measured
     for (size_t i = 0; i < mine.size(); ++i) {
       step_sum += mine[i];
       exposed_sum += exposed[i];
+      in_flight_sum += in_flight[i];
     }
     // The replicas must still be one model: every rank applied the same averaged gradients.
     double params_checksum = 0.0;
@@ -135,8 +137,8 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
       for (const auto& p : w->trainable_parameters()) params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
     }
     std::vector<double> mine_stats = {own.median, step_sum, exposed_sum, std::isfinite(loss) ? 1.0 : 0.0,
-                                      params_checksum};
-    constexpr size_t kStats = 5;  // then the step times
+                                      params_checksum, in_flight_sum};
+    constexpr size_t kStats = 6;  // then the step times
     mine_stats.insert(mine_stats.end(), mine.begin(), mine.end());
     const auto all = gather_all(*comm, mine_stats);
 
@@ -147,7 +149,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     d.buckets = static_cast<int64_t>(reducer->bucket_count());
     d.single_process_throughput = std::numeric_limits<double>::quiet_NaN();
     d.scaling_efficiency = std::numeric_limits<double>::quiet_NaN();
-    double total_step = 0.0, total_exposed = 0.0;
+    double total_step = 0.0, total_exposed = 0.0, total_in_flight = 0.0;
     int slowest_rank = 0;
     for (int k = 0; k < world; ++k) {
       const auto& s = all[static_cast<size_t>(k)];
@@ -160,9 +162,11 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
       d.rank_comm_share.push_back(s[1] > 0 ? s[2] / s[1] : 0.0);
       total_step += s[1];
       total_exposed += s[2];
+      total_in_flight += s[5];
       if (s[0] > all[static_cast<size_t>(slowest_rank)][0]) slowest_rank = k;
     }
     d.comm_share = total_step > 0 ? total_exposed / total_step : 0.0;
+    d.comm_total_share = total_step > 0 ? total_in_flight / total_step : 0.0;
 
     // Rank 0 reports the slowest rank's steps; the others their own.
     const auto& pick = e.rank == 0 ? all[static_cast<size_t>(slowest_rank)] : all[static_cast<size_t>(e.rank)];

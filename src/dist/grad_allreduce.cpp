@@ -1,6 +1,9 @@
 #include "dist/grad_allreduce.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace trainbench::dist {
@@ -60,6 +63,8 @@ GradientAllreducer::GradientAllreducer(CommPtr comm, std::vector<torch::Tensor> 
     current_bytes += bytes;
   }
   close();
+  launched_at_.resize(buckets_.size());
+  completed_at_.resize(buckets_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
     // A hook on a leaf sees its gradient before it is accumulated into .grad, once per backward.
     hook_ids_.push_back(params_[i].register_hook([this, i](const torch::Tensor& grad) { on_gradient(i, grad); }));
@@ -82,9 +87,19 @@ GradientAllreducer::~GradientAllreducer() {
       }
     }
   }
+  wait_for_callbacks(std::chrono::seconds(10));  // they hold `this`
+}
+
+bool GradientAllreducer::wait_for_callbacks(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(timing_mutex_);
+  return timing_cv_.wait_for(lock, timeout, [this] { return completed_ == launched_; });
 }
 
 void GradientAllreducer::before_backward() {
+  {
+    std::lock_guard<std::mutex> timing(timing_mutex_);
+    launched_ = completed_ = 0;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& b : buckets_) {
     b.pending = b.params.size();
@@ -106,10 +121,22 @@ void GradientAllreducer::on_gradient(size_t param, const torch::Tensor& grad) {
 void GradientAllreducer::launch_ready_locked() {
   const double scale = 1.0 / static_cast<double>(comm_->getSize());
   while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0) {
-    Bucket& b = buckets_[next_launch_++];
+    const size_t index = next_launch_++;
+    Bucket& b = buckets_[index];
     b.flat.mul_(scale);  // sum of gradients / world size = their mean
     std::vector<torch::Tensor> one = {b.flat};
+    {
+      std::lock_guard<std::mutex> timing(timing_mutex_);
+      launched_at_[index] = Clock::now();
+      ++launched_;
+    }
     b.work = comm_->allreduce(one);
+    b.work->getFuture()->addCallback([this, index](c10::ivalue::Future&) {
+      std::lock_guard<std::mutex> timing(timing_mutex_);
+      completed_at_[index] = Clock::now();
+      ++completed_;
+      timing_cv_.notify_all();
+    });
   }
 }
 
@@ -142,6 +169,23 @@ void GradientAllreducer::after_backward() {
     }
   }
   last_exposed_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // Communication time: the union of the all-reduces' [launch, completion] intervals.
+  last_comm_s_ = std::numeric_limits<double>::quiet_NaN();
+  if (!wait_for_callbacks(std::chrono::seconds(5))) return;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> spans;
+  for (size_t i = 0; i < buckets_.size(); ++i) spans.emplace_back(launched_at_[i], completed_at_[i]);
+  std::sort(spans.begin(), spans.end());
+  double total = 0.0;
+  Clock::time_point covered = spans.empty() ? Clock::time_point{} : spans.front().first;
+  for (const auto& [from, to] : spans) {
+    const auto begin = std::max(from, covered);
+    if (to > begin) {
+      total += std::chrono::duration<double>(to - begin).count();
+      covered = to;
+    }
+  }
+  last_comm_s_ = total;
 }
 
 }  // namespace trainbench::dist

@@ -6,6 +6,8 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -33,6 +35,9 @@ class GradientAllreducer final : public GradientSync {
   size_t bucket_count() const { return buckets_.size(); }
   // Seconds the last after_backward took: waiting for all-reduces still running, and the copy back.
   double last_exposed_s() const { return last_exposed_s_; }
+  // Seconds of the last step during which at least one all-reduce was in flight (launch to completion,
+  // hidden behind backward or not); NaN if a completion time went missing.
+  double last_comm_s() const { return last_comm_s_; }
 
  private:
   struct Bucket {
@@ -47,6 +52,9 @@ class GradientAllreducer final : public GradientSync {
   // Launches ready buckets strictly in bucket order, so every rank issues the same collectives in
   // the same sequence whatever order its hooks fire in.
   void launch_ready_locked();
+  // Waits until every launched all-reduce's completion callback has run (they run on the backend's
+  // threads and write into this object).
+  bool wait_for_callbacks(std::chrono::milliseconds timeout);
 
   CommPtr comm_;
   std::vector<torch::Tensor> params_;
@@ -56,6 +64,14 @@ class GradientAllreducer final : public GradientSync {
   size_t next_launch_ = 0;
   std::mutex mutex_;
   double last_exposed_s_ = 0.0;
+  double last_comm_s_ = 0.0;
+  // Completion times, written by callbacks: a mutex of their own, since a callback may run at once,
+  // inside launch_ready_locked, when the work is already done.
+  using Clock = std::chrono::steady_clock;
+  std::mutex timing_mutex_;
+  std::condition_variable timing_cv_;
+  std::vector<Clock::time_point> launched_at_, completed_at_;
+  size_t launched_ = 0, completed_ = 0;
 };
 
 }  // namespace trainbench::dist

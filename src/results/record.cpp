@@ -52,6 +52,7 @@ nlohmann::json dist_to_json(const DistInfo& d) {
           {"rank_step_time_s", d.rank_step_time_s},
           {"rank_comm_share", d.rank_comm_share},
           {"comm_share", d.comm_share},
+          {"comm_total_share", d.comm_total_share},
           {"bucket_bytes", d.bucket_bytes},
           {"buckets", d.buckets},
           {"single_process_throughput", d.single_process_throughput},
@@ -81,6 +82,7 @@ DistInfo dist_from_json(const nlohmann::json& j) {
   d.rank_step_time_s = numbers_from_json(j, "rank_step_time_s");
   d.rank_comm_share = numbers_from_json(j, "rank_comm_share");
   d.comm_share = get_double(j, "comm_share");
+  d.comm_total_share = get_double(j, "comm_total_share");
   d.bucket_bytes = get_int(j, "bucket_bytes");
   d.buckets = get_int(j, "buckets");
   d.single_process_throughput = get_double(j, "single_process_throughput");

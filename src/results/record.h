@@ -25,6 +25,7 @@ struct DistInfo {
   std::vector<double> rank_step_time_s;  // each rank's median step time, by rank
   std::vector<double> rank_comm_share;   // each rank's exposed communication time / its step time
   double comm_share = 0.0;               // all ranks together: exposed communication / step time
+  double comm_total_share = 0.0;         // all ranks together: time with an all-reduce in flight / step time
   int64_t bucket_bytes = 0;              // gradient all-reduce bucket size cap
   int64_t buckets = 0;                   // all-reduce buckets per step
   double single_process_throughput = 0.0;  // the same case in one process; NaN: not measured
