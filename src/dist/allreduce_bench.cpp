@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
 #include "dist/env.h"
 #include "runner/case.h"
 
@@ -92,12 +94,14 @@ AllreduceResult benchmark_allreduce(Comm& comm, int64_t floats, const MeasureSet
     // Agree (untimed) on the slowest rank's time and the elapsed time, so every rank stops together.
     std::vector<torch::Tensor> agree = {torch::tensor({std::chrono::duration<double>(t1 - t0).count(),
                                                        std::chrono::duration<double>(t1 - start).count()},
-                                                      torch::kDouble)};
+                                                      torch::kDouble)
+                                            .to(device.torch_device())};  // NCCL reduces device memory only
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::MAX;
     comm.allreduce(agree, o)->wait();
-    r.samples_s.push_back(agree[0][0].item<double>());
-    if (policy.done({r.samples_s, agree[0][1].item<double>()})) break;
+    const torch::Tensor agreed = agree[0].cpu();
+    r.samples_s.push_back(agreed[0].item<double>());
+    if (policy.done({r.samples_s, agreed[1].item<double>()})) break;
   }
   r.time_s = summarize(r.samples_s);
   r.algbw_gbs = static_cast<double>(r.bytes) / r.time_s.median / 1e9;
@@ -111,7 +115,11 @@ AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const Me
   const bool gpu = s.backend == "nccl";
   const std::string backend = resolve_backend(s.backend, gpu);
   DeviceSpec device;
-  if (gpu) device = DeviceSpec{"cuda", e.local_rank};
+  if (gpu) {  // one GPU per local rank, current before NCCL sets up its communicator
+    device = DeviceSpec{"cuda", e.local_rank};
+    c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
+        ->setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(e.local_rank)));
+  }
   StorePtr store = connect_store(e, e.rank == 0, s.timeout_s);
   CommPtr comm = make_comm(prefixed("trainbench/allreduce/", store), e, backend, s.timeout_s);
   AllreduceRun run;

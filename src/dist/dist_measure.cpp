@@ -17,26 +17,31 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Element-wise maximum of `values` over all ranks.
-std::vector<double> max_over_ranks(Comm& comm, const std::vector<double>& values) {
-  std::vector<torch::Tensor> t = {torch::tensor(values, torch::kDouble)};
+// Element-wise maximum of `values` over all ranks. The tensors live on the case's device: NCCL
+// reduces device memory only.
+std::vector<double> max_over_ranks(Comm& comm, const std::vector<double>& values, const torch::Device& dev) {
+  std::vector<torch::Tensor> t = {torch::tensor(values, torch::kDouble).to(dev)};
   c10d::AllreduceOptions o;
   o.reduceOp = c10d::ReduceOp::MAX;
   comm.allreduce(t, o)->wait();
-  auto a = t[0].accessor<double, 1>();
+  const torch::Tensor host = t[0].cpu();
+  auto a = host.accessor<double, 1>();
   std::vector<double> out(values.size());
   for (size_t i = 0; i < out.size(); ++i) out[i] = a[static_cast<int64_t>(i)];
   return out;
 }
 
 // Every rank's `values` (the same length on all), by rank.
-std::vector<std::vector<double>> gather_all(Comm& comm, const std::vector<double>& values) {
-  std::vector<torch::Tensor> in = {torch::tensor(values, torch::kDouble)};
+std::vector<std::vector<double>> gather_all(Comm& comm, const std::vector<double>& values, const torch::Device& dev) {
+  std::vector<torch::Tensor> in = {torch::tensor(values, torch::kDouble).to(dev)};
   std::vector<std::vector<torch::Tensor>> out(1);
   for (int r = 0; r < comm.getSize(); ++r) out[0].push_back(torch::empty_like(in[0]));
   comm.allgather(out, in)->wait();
   std::vector<std::vector<double>> all;
-  for (const auto& t : out[0]) all.emplace_back(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
+  for (const auto& d : out[0]) {
+    const torch::Tensor t = d.cpu();
+    all.emplace_back(t.data_ptr<double>(), t.data_ptr<double>() + t.numel());
+  }
   return all;
 }
 
@@ -59,6 +64,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   Case local = c;
   if (local.device.is_gpu()) local.device.index = e.local_rank;  // one GPU per local rank
   local.data_seed = 1000 + e.rank;
+  const torch::Device dev = local.device.torch_device();
 
   // Set-up, then agree that every rank managed it.
   std::string setup_error;
@@ -82,7 +88,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     setup_error = failure_text(ex, &setup_status);
   }
   try {
-    const double failed = max_over_ranks(*comm, {setup_error.empty() ? 0.0 : 1.0})[0];
+    const double failed = max_over_ranks(*comm, {setup_error.empty() ? 0.0 : 1.0}, dev)[0];
     if (failed > 0) {
       r.status = setup_status;
       r.error = !setup_error.empty() ? setup_error : "another rank failed to set up this case";
@@ -115,7 +121,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
       exposed.push_back(reducer->last_exposed_s());
       in_flight.push_back(reducer->last_comm_s());
       // Not timed: the ranks agree on what the stopping rule sees, so all stop after the same step.
-      const auto agreed = max_over_ranks(*comm, {mine.back(), std::chrono::duration<double>(t1 - start).count()});
+      const auto agreed = max_over_ranks(*comm, {mine.back(), std::chrono::duration<double>(t1 - start).count()}, dev);
       slowest.push_back(agreed[0]);
       if (policy.done({slowest, agreed[1]})) break;
     }
@@ -140,7 +146,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
                                       params_checksum, in_flight_sum};
     constexpr size_t kStats = 6;  // then the step times
     mine_stats.insert(mine_stats.end(), mine.begin(), mine.end());
-    const auto all = gather_all(*comm, mine_stats);
+    const auto all = gather_all(*comm, mine_stats, dev);
 
     DistInfo d;
     d.world_size = world;
