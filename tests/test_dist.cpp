@@ -221,5 +221,76 @@ TEST(DistGradients, TwoRanksEqualOneStepOnTheConcatenatedBatchManyBuckets) {
   run_two_ranks(64);  // smaller than any parameter: one bucket each, launched in order while backward runs
 }
 
+// A parameter that gets a gradient in one step and none in the next (unused in that forward) counts as
+// zero there, as in one process, on every rank: not last step's average.
+struct TwoHeads : torch::nn::Module {
+  TwoHeads() {
+    a = register_module("a", torch::nn::Linear(8, 3));
+    b = register_module("b", torch::nn::Linear(8, 3));
+  }
+  torch::Tensor forward(const torch::Tensor& x, bool use_b) { return use_b ? a(x) + b(x) : a(x); }
+  torch::nn::Linear a{nullptr}, b{nullptr};
+};
+
+// Zeroes gradients in place (not set to none, whatever the LibTorch's zero_grad default): a parameter
+// unused in a step then has a zero gradient in one process and in data parallel alike.
+void zero_in_place(torch::nn::Module& m) {
+  for (auto& p : m.parameters()) {
+    if (p.grad().defined()) p.mutable_grad().zero_();
+  }
+}
+
+TEST(DistGradients, ParameterUnusedInAStepCountsAsZero) {
+  torch::manual_seed(3);
+  auto reference = std::make_shared<TwoHeads>();
+  std::vector<std::shared_ptr<TwoHeads>> ranks = {std::make_shared<TwoHeads>(), std::make_shared<TwoHeads>()};
+  const std::vector<torch::Tensor> x = {torch::randn({4, 8}), torch::randn({4, 8}), torch::randn({4, 8})};
+  const std::vector<torch::Tensor> y = {torch::randn({4, 3}), torch::randn({4, 3}), torch::randn({4, 3})};
+  const std::vector<bool> use_b = {true, false, false};
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  std::vector<std::string> errors(2);
+  auto rank_main = [&](int rank) {
+    try {
+      dist::DistEnv e;
+      e.rank = rank;
+      e.world_size = 2;
+      dist::CommPtr comm = dist::make_comm(store, e, "gloo", 30.0);
+      auto& model = ranks[static_cast<size_t>(rank)];
+      dist::broadcast_from_rank0(*comm, model->parameters());
+      if (rank == 0) {  // rank 0 holds the reference's start, broadcast to rank 1
+        torch::NoGradGuard no_grad;
+        auto src = model->parameters(), dst = reference->parameters();
+        for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+      }
+      dist::GradientAllreducer reducer(comm, model->parameters(), 64);
+      torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+      for (size_t s = 0; s < x.size(); ++s) {
+        zero_in_place(*model);
+        const auto loss =
+            torch::mse_loss(model->forward(x[s].narrow(0, 2 * rank, 2), use_b[s]), y[s].narrow(0, 2 * rank, 2));
+        reducer.before_backward();
+        loss.backward();
+        reducer.after_backward();
+        opt.step();
+      }
+    } catch (const std::exception& ex) {
+      errors[static_cast<size_t>(rank)] = ex.what();
+    }
+  };
+  std::thread t0(rank_main, 0), t1(rank_main, 1);
+  t0.join();
+  t1.join();
+  ASSERT_EQ(errors[0], "");
+  ASSERT_EQ(errors[1], "");
+  torch::optim::SGD opt(reference->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  for (size_t s = 0; s < x.size(); ++s) {
+    zero_in_place(*reference);
+    torch::mse_loss(reference->forward(x[s], use_b[s]), y[s]).backward();
+    opt.step();
+  }
+  expect_same_parameters(*ranks[0], *ranks[1], 0.0);
+  expect_same_parameters(*ranks[0], *reference, 1e-5);
+}
+
 }  // namespace
 }  // namespace trainbench

@@ -28,7 +28,7 @@ void broadcast_from_rank0(Comm& comm, const std::vector<torch::Tensor>& tensors)
 }
 
 GradientAllreducer::GradientAllreducer(CommPtr comm, std::vector<torch::Tensor> params, int64_t bucket_bytes)
-    : comm_(std::move(comm)), params_(std::move(params)), slot_(params_.size()) {
+    : comm_(std::move(comm)), params_(std::move(params)), slot_(params_.size()), arrived_(params_.size(), 0) {
   // Reverse order: the gradients of the last layers arrive first, so the first bucket fills first.
   std::vector<size_t> current;
   int64_t current_bytes = 0;
@@ -105,15 +105,17 @@ void GradientAllreducer::before_backward() {
     b.pending = b.params.size();
     b.work.reset();
   }
+  std::fill(arrived_.begin(), arrived_.end(), 0);
   next_launch_ = 0;
 }
 
 void GradientAllreducer::on_gradient(size_t param, const torch::Tensor& grad) {
   if (!grad.defined()) return;
   std::lock_guard<std::mutex> lock(mutex_);
+  if (arrived_[param]) return;  // a leaf's hook fires once per backward; never count one twice
+  arrived_[param] = 1;
   const auto [bucket, index] = slot_[param];
   Bucket& b = buckets_[bucket];
-  if (b.pending == 0) return;  // a second gradient for a parameter this step: ignore, already sent
   b.views[index].copy_(grad);
   if (--b.pending == 0) launch_ready_locked();
 }
@@ -149,7 +151,7 @@ void GradientAllreducer::after_backward() {
     for (auto& b : buckets_) {
       if (b.pending == 0) continue;
       for (size_t k = 0; k < b.params.size(); ++k) {
-        if (!params_[b.params[k]].grad().defined()) b.views[k].zero_();
+        if (!arrived_[b.params[k]]) b.views[k].zero_();  // else last step's values would be sent
       }
       b.pending = 0;
     }

@@ -59,6 +59,7 @@ class GradientAllreducer final : public GradientSync {
   CommPtr comm_;
   std::vector<torch::Tensor> params_;
   std::vector<std::pair<size_t, size_t>> slot_;  // param -> (bucket, index in bucket)
+  std::vector<char> arrived_;                    // param -> its gradient arrived this step
   std::vector<Bucket> buckets_;
   std::vector<unsigned> hook_ids_;
   size_t next_launch_ = 0;
