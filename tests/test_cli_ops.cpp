@@ -60,7 +60,7 @@ TEST(CliOps, PeakIsCachedAndRunsShowPercentOfIt) {
   EXPECT_NE(slurp(dir / "peak.txt").find("GEMM fp32  128x128x128"), std::string::npos) << slurp(dir / "peak.txt");
   const ResultsFile p = read_results((dir / "peak.json").string());
   ASSERT_TRUE(p.context.peak);
-  ASSERT_GT(p.context.peak->gemm_for("fp32"), 0.0);
+  ASSERT_GT(p.context.peak->peak_for("fp32"), 0.0);
 
   const int run = shell(env + TRAINBENCH_EXE + " run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 "
                         "--threads 1 --min-time 0 --min-steps 2 -o " + (dir / "after.json").string() + " > /dev/null 2>&1");
@@ -68,7 +68,7 @@ TEST(CliOps, PeakIsCachedAndRunsShowPercentOfIt) {
   const ResultsFile after = read_results((dir / "after.json").string());
   ASSERT_TRUE(after.context.peak);
   const Record& rec = after.benchmarks[0];
-  EXPECT_NEAR(rec.percent_of_peak, 100.0 * rec.achieved_gflops / p.context.peak->gemm_for("fp32"), 1e-6);
+  EXPECT_NEAR(rec.percent_of_peak, 100.0 * rec.achieved_gflops / p.context.peak->peak_for("fp32"), 1e-6);
 }
 
 TEST(CliOps, ExplainWritesTheStepAndItsLayers) {

@@ -256,7 +256,7 @@ TEST(Explain, FlagsLayersFarBelowTheirFamilyOrThePeak) {
   EXPECT_FALSE(e.layers[2].flagged);  // as slow, but too small to matter
   // 3 phases x 2*32*64*9*56*56 FLOPs per call in 0.06 s; the conv family: all FLOPs over all time.
   EXPECT_EQ(e.layers[0].finding,
-            "depthwise conv 3x3 g=64 (x8): 48.0% of step time at 5.78 GFLOP/s, 5.8% of GEMM peak; "
+            "depthwise conv 3x3 g=64 (x8): 48.0% of step time at 5.78 GFLOP/s, 5.8% of peak; "
             "0.23x the model's conv average (25.6 GFLOP/s)");
   ASSERT_FALSE(e.findings.empty());
   EXPECT_EQ(e.findings[0], e.layers[0].finding);
@@ -337,8 +337,8 @@ TEST(OpJson, RecordsPeakAndExplanationRoundTripThroughAResultsFile) {
   const ResultsFile back = results_from_string(results_to_string(f), "mem");
   EXPECT_EQ(to_json(back), to_json(f));
   ASSERT_TRUE(back.context.peak);
-  EXPECT_DOUBLE_EQ(back.context.peak->gemm_for("bf16-pure"), 20.0);
-  EXPECT_TRUE(std::isnan(back.context.peak->gemm_for("fp16")));
+  EXPECT_DOUBLE_EQ(back.context.peak->peak_for("bf16-pure"), 20.0);
+  EXPECT_TRUE(std::isnan(back.context.peak->peak_for("fp16")));
   ASSERT_EQ(back.ops.size(), 1u);
   EXPECT_EQ(back.ops[0].phases.size(), 3u);
   ASSERT_TRUE(back.explain);

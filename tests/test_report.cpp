@@ -23,6 +23,7 @@ const std::string kData = TRAINBENCH_TEST_DATA;
 const std::string kCpu = kData + "/report_cpu.json";
 const std::string kGpu = kData + "/report_gpu.json";
 const std::string kExplain = kData + "/explain_convnet.json";  // `trainbench explain` of a small convnet
+const std::string kDist = kData + "/report_dist.json";  // `launch --nproc 2 -- run --model convnet ... --dist`
 
 using namespace test;
 
@@ -71,6 +72,23 @@ TEST(Report, OneRunHasNoSpeedupChart) {
   const auto m = report_model({{"cpu.json", read_results(kCpu)}});
   EXPECT_TRUE(m["speedup"].is_null());
   EXPECT_EQ(m["sweeps"].size(), 1u);
+}
+
+TEST(Report, DataParallelRunsHaveAThroughputAgainstWorldSizeChart) {
+  EXPECT_TRUE(report_model(fixture_runs())["scaling"].is_null());  // no record ran on more than one rank
+  const ResultsFile f = read_results(kDist);
+  ASSERT_EQ(f.context.world_size, 2);
+  const Record& r = f.benchmarks.at(0);
+  ASSERT_TRUE(r.dist.has_value());
+  const auto m = report_model({{"dist.json", f}});
+  ASSERT_EQ(m["scaling"].size(), 1u);
+  const auto& sc = m["scaling"][0];
+  EXPECT_EQ(sc["worlds"].get<std::vector<int>>(), (std::vector<int>{1, 2}));
+  EXPECT_NEAR(sc["throughput"][0].get<double>(), r.dist->single_process_throughput, 1e-9);
+  EXPECT_NEAR(sc["throughput"][1].get<double>(), r.throughput, 1e-9);
+  EXPECT_NEAR(sc["ideal"][1].get<double>(), 2 * r.dist->single_process_throughput, 1e-9);
+  EXPECT_NEAR(sc["efficiency"][1].get<double>(), r.dist->scaling_efficiency, 1e-9);
+  EXPECT_NEAR(sc["efficiency"][0].get<double>(), 1.0, 1e-12);
 }
 
 TEST(Report, PageIsSelfContained) {
@@ -170,6 +188,14 @@ TEST(ReportBrowser, ExplainBreakdownIsDrawn) {
   const fs::path dir = temp_dir("report", "browser_explain");
   const PageStatus s = open_in_chromium(write_report({kExplain}, dir), "report_explain");
   EXPECT_EQ(s.charts, 2);  // the breakdown, and the one-bar ablation of its convnet step
+  EXPECT_EQ(s.drawn, 2);
+  EXPECT_EQ(s.errors, 0);
+}
+
+TEST(ReportBrowser, DataParallelRunDrawsScaling) {
+  const fs::path dir = temp_dir("report", "browser_dist");
+  const PageStatus s = open_in_chromium(write_report({kDist}, dir), "report_dist");
+  EXPECT_EQ(s.charts, 2);  // the convnet ablation and throughput against world size
   EXPECT_EQ(s.drawn, 2);
   EXPECT_EQ(s.errors, 0);
 }

@@ -91,6 +91,24 @@ Record sample_record() {
   return r;
 }
 
+// A data-parallel record: sample_record plus its `dist` object.
+Record sample_dist_record() {
+  Record r = sample_record();
+  DistInfo d;
+  d.world_size = 4;
+  d.backend = "nccl";
+  d.rank_step_time_s = {0.25, 0.251, 0.26, 0.249};
+  d.rank_comm_share = {0.1, 0.12, 0.05, 0.11};
+  d.comm_share = 0.095;
+  d.comm_total_share = 0.3;
+  d.bucket_bytes = 25 << 20;
+  d.buckets = 5;
+  d.single_process_throughput = 40.0;
+  d.scaling_efficiency = 0.8;
+  r.dist = d;
+  return r;
+}
+
 Context sample_context() {
   Context c;
   c.trainbench_version = "0.1.0";
@@ -184,6 +202,53 @@ TEST(ResultsRecord, JsonRoundTripKeepsEveryField) {
   nlohmann::json k = r;
   EXPECT_EQ(k, j);
   expect_records_equal(r, k.get<Record>());
+}
+
+TEST(ResultsRecord, DistRoundTripsAndIsNullWithoutIt) {
+  const Record r = sample_dist_record();
+  const Record back = record_from_json(nlohmann::json::parse(to_json(r).dump()));
+  ASSERT_TRUE(back.dist.has_value());
+  EXPECT_EQ(back.dist->world_size, 4);
+  EXPECT_EQ(back.dist->backend, "nccl");
+  EXPECT_EQ(back.dist->rank_step_time_s, r.dist->rank_step_time_s);
+  EXPECT_EQ(back.dist->rank_comm_share, r.dist->rank_comm_share);
+  EXPECT_DOUBLE_EQ(back.dist->comm_share, 0.095);
+  EXPECT_DOUBLE_EQ(back.dist->comm_total_share, 0.3);
+  EXPECT_EQ(back.dist->bucket_bytes, 25 << 20);
+  EXPECT_EQ(back.dist->buckets, 5);
+  EXPECT_DOUBLE_EQ(back.dist->single_process_throughput, 40.0);
+  EXPECT_DOUBLE_EQ(back.dist->scaling_efficiency, 0.8);
+  EXPECT_TRUE(to_json(sample_record())["dist"].is_null());
+  // Written before data parallelism: no "dist" key at all still reads, as a one-process case.
+  auto old = to_json(sample_record());
+  old.erase("dist");
+  EXPECT_FALSE(record_from_json(old).dist.has_value());
+  // A mistyped nested key is named with its path.
+  auto bad = to_json(r);
+  bad["dist"]["buckets"] = "five";
+  try {
+    record_from_json(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("dist.buckets"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ResultsContext, OldContextWithoutWorldSizeReadsAsOneProcess) {
+  auto j = to_json(sample_context());
+  EXPECT_EQ(j["world_size"], 1);
+  EXPECT_TRUE(j["dist_backend"].is_null());
+  j.erase("world_size");
+  j.erase("dist_backend");
+  const Context c = context_from_json(j);
+  EXPECT_EQ(c.world_size, 1);
+  EXPECT_FALSE(c.dist_backend.has_value());
+  Context d = sample_context();
+  d.world_size = 8;
+  d.dist_backend = "gloo";
+  const Context back = context_from_json(nlohmann::json::parse(to_json(d).dump()));
+  EXPECT_EQ(back.world_size, 8);
+  EXPECT_EQ(back.dist_backend, std::optional<std::string>("gloo"));
 }
 
 TEST(ResultsRecord, EmptyParamsIsAnObject) {
@@ -353,7 +418,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "onednn_version", "cudnn_version", "miopen_version", "blas_library", "blas_kind",
                                    "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator", "peak",
                                    "gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version",
-                                   "gpu_runtime_version"}));
+                                   "gpu_runtime_version", "world_size", "dist_backend"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(keys_of(j["benchmarks"][0]),
             (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",
@@ -361,7 +426,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
                                    "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
-                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples"}));
+                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
   // The fixture uses the same keys, so it documents the schema as written.
@@ -385,11 +450,12 @@ std::set<std::string> documented_keys(const std::string& section) {
 TEST(ResultsFile, WrittenKeysAreTheKeysDocumentedInJsonSchemaMd) {
   ResultsFile f;
   f.context = sample_context();
-  f.benchmarks = {sample_record()};
+  f.benchmarks = {sample_dist_record()};
   const auto j = to_json(f);
   EXPECT_EQ(documented_keys("context"), keys_of(j["context"]));
   std::set<std::string> written = keys_of(j["benchmarks"][0]);
   for (const auto& k : keys_of(j["benchmarks"][0]["step_time_s"])) written.insert("step_time_s." + k);
+  for (const auto& k : keys_of(j["benchmarks"][0]["dist"])) written.insert("dist." + k);
   EXPECT_EQ(documented_keys("benchmarks[]"), written);
 }
 

@@ -57,7 +57,7 @@ int cmd_explain(ExplainOptions o) {
   s.c = c;
   s.op_measure = default_op_measure();
   s.op_measure.min_time_s = o.op_min_time_s;
-  s.peak_gflops = results.context.peak ? results.context.peak->gemm_for(c.precision) : NAN;
+  s.peak_gflops = results.context.peak ? results.context.peak->peak_for(c.precision) : NAN;
   s.try_alternatives = !o.no_alternatives;
   prepare_in_process(c.device, c.threads);
   const bool tty = isatty(STDERR_FILENO) != 0;

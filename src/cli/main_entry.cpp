@@ -26,6 +26,24 @@ void MeasureFlags::add_to(CLI::App& app) {
                "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
   app.add_option("--tf32", tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
       ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--auto-threads", auto_threads)->group("");  // set by `run --dist` for its children
+}
+
+void DistFlags::add_to(CLI::App& app) {
+  app.add_flag("--dist", enabled,
+               "Data-parallel: this process is one rank (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; see `launch`)");
+  app.add_option("--dist-backend", backend, "c10d backend: auto (gloo on CPU, nccl on GPU), gloo, nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.add_option("--dist-timeout", timeout_s, "Seconds a rendezvous or collective may wait before failing")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--bucket-mb", bucket_mb, "Gradient all-reduce bucket size, MiB (as DDP's bucket_cap_mb)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--no-baseline", no_baseline, "Skip the one-process run of each case (no scaling efficiency)");
+}
+
+std::vector<std::string> DistFlags::child_args(size_t case_index) const {
+  return {"--dist", "--dist-backend", backend, "--dist-timeout", fmt::format("{}", timeout_s),
+          "--bucket-mb", fmt::format("{}", bucket_mb), "--dist-key", std::to_string(case_index)};
 }
 
 ChildSettings MeasureFlags::resolve() const {
@@ -39,6 +57,7 @@ ChildSettings MeasureFlags::resolve() const {
   s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
   s.tune_allocator = !system_allocator;
   s.tf32 = tf32 == "on";
+  s.default_threads = auto_threads;
   return s;
 }
 
@@ -54,6 +73,10 @@ std::vector<std::string> MeasureFlags::child_args() const {
   if (system_allocator) a.push_back("--system-allocator");
   a.push_back("--tf32");
   a.push_back(tf32);
+  if (auto_threads > 0) {
+    a.push_back("--auto-threads");
+    a.push_back(std::to_string(auto_threads));
+  }
   return a;
 }
 
@@ -82,6 +105,21 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_flag("--resume", run.resume, "Run only the cases the output's journal does not have yet");
   run_cmd->add_option("--report", run.report, "Also write the HTML report of the results to this file");
   run.measure.add_to(*run_cmd);
+  run.dist.add_to(*run_cmd);
+
+  LaunchFlags launch;
+  CLI::App* launch_cmd = app.add_subcommand(
+      "launch", "Start N data-parallel workers on this node: trainbench launch --nproc N -- run ... --dist");
+  launch_cmd->add_option("--nproc", launch.nproc, "Workers on this node (e.g. one per GPU)")->check(CLI::PositiveNumber);
+  launch_cmd->add_option("--nnodes", launch.nnodes, "Nodes in the job")->check(CLI::PositiveNumber);
+  launch_cmd->add_option("--node-rank", launch.node_rank, "This node's index, 0 to nnodes-1 (node 0 hosts rank 0)")
+      ->check(CLI::NonNegativeNumber);
+  launch_cmd->add_option("--master", launch.master, "HOST:PORT of node 0 (default on one node: 127.0.0.1, a free port)");
+  launch_cmd->add_option("--grace", launch.grace_s, "Seconds stopped workers get before SIGKILL")
+      ->check(CLI::NonNegativeNumber);
+  launch_cmd->add_option("worker", launch.worker_args, "The worker's arguments, after --")->required();
+  launch_cmd->positionals_at_end();
+
 
   MaxBatchOptions mb;
   CLI::App* mb_cmd = app.add_subcommand("maxbatch", "Find the largest batch that trains (doubling, then bisection)");
@@ -115,7 +153,8 @@ int main_entry(int argc, char** argv) {
 
   OpOptions op;
   CLI::App* op_cmd = app.add_subcommand("op", "Time one layer alone: forward, backward-data, backward-weights");
-  op_cmd->add_option("descriptors", op.descriptors, "Op descriptors, e.g. conv:mb32ic64ih56oc64kh3ph1g64 (docs/descriptors.md)")
+  op_cmd->add_option("descriptors", op.descriptors, "Op descriptors, e.g. conv:mb32ic64ih56oc64kh3ph1g64 (docs/descriptors.md); "
+                     "allreduce:SIZE (inside `launch`)")
       ->required();
   op_cmd->add_option("--device,-d", op.device, "cpu, cuda, cuda:N (default: the best one present)");
   op_cmd->add_option("--precision", op.precisions, "fp32, bf16, fp16, comma-separated");
@@ -160,6 +199,10 @@ int main_entry(int argc, char** argv) {
   child_cmd->add_option("descriptor", descriptor)->required();
   child_cmd->add_option("--result-fd", result_fd);
   child_flags.add_to(*child_cmd);
+  DistFlags child_dist;
+  std::string dist_key = "0";
+  child_dist.add_to(*child_cmd);
+  child_cmd->add_option("--dist-key", dist_key);
 
   try {
     app.parse(argc, argv);
@@ -182,7 +225,8 @@ int main_entry(int argc, char** argv) {
     if (app.got_subcommand(op_cmd)) return cmd_op(op);
     if (app.got_subcommand(peak_cmd)) return cmd_peak(peak);
     if (app.got_subcommand(ex_cmd)) return cmd_explain(ex);
-    if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, result_fd);
+    if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, child_dist, dist_key, result_fd);
+    if (app.got_subcommand(launch_cmd)) return cmd_launch(launch);
   } catch (const InputError& e) {
     return bad_input(e.what());
   } catch (const std::exception& e) {

@@ -51,11 +51,32 @@ void add_percent_of_peak(Record& r, const Context& context) {
   if (!r.ok() || !(r.achieved_gflops > 0.0)) return;
   const auto peak = find_cached_peak(r.device, context.device_name, r.threads, context.libtorch_version);
   if (!peak) return;
-  const double g = peak->gemm_for(r.precision);
+  const double g = peak->peak_for(r.precision);
   if (std::isfinite(g) && g > 0.0) r.percent_of_peak = 100.0 * r.achieved_gflops / g;
 }
 
+namespace {
+
+// `op allreduce:SIZE ...` (inside `launch`): the all-reduce bandwidth of the process group.
+int op_allreduce(const OpOptions& o) {
+  AllreduceFlags ar;
+  for (const auto& d : o.descriptors) {
+    if (d.rfind("allreduce", 0) != 0)
+      throw InputError("'" + d + "': allreduce descriptors run on their own, not beside layer descriptors");
+    if (d != "allreduce") ar.cases += (ar.cases.empty() ? "" : ",") + d;  // bare "allreduce": DeepBench's sizes
+  }
+  ar.measure.warmup = 2;
+  ar.measure.min_steps = 5;
+  ar.measure.min_time_s = o.min_time_s;
+  ar.measure.max_time_s = o.max_time_s;
+  return cmd_dist_allreduce(ar);
+}
+
+}  // namespace
+
 int cmd_op(const OpOptions& o) {
+  for (const auto& d : o.descriptors)
+    if (d.rfind("allreduce", 0) == 0) return op_allreduce(o);
   std::vector<OpDescriptor> ops;
   for (const auto& text : o.descriptors) {
     try {

@@ -25,12 +25,27 @@ struct MeasureFlags {
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
   bool system_allocator = false;
   std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)
+  int auto_threads = 0;  // hidden --auto-threads: what threads 0 means in the child (0: one per core)
 
   void add_to(CLI::App& app);
   // Throws InputError for a bad value.
   ChildSettings resolve() const;
   // Arguments that hand these settings to `trainbench run-case`.
   std::vector<std::string> child_args() const;
+};
+
+// `run --dist`: data-parallel cases (docs/distributed.md).
+struct DistFlags {
+  bool enabled = false;
+  std::string backend = "auto";  // auto | gloo | nccl
+  double timeout_s = 300.0;      // rendezvous, store waits, collectives
+  double bucket_mb = 25.0;       // gradient all-reduce bucket cap, MiB
+  bool no_baseline = false;      // skip the one-process measurement (no scaling efficiency)
+
+  void add_to(CLI::App& app);
+  // Arguments that hand these settings to `trainbench run-case` (with the case's store key).
+  std::vector<std::string> child_args(size_t case_index) const;
+  int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * 1024 * 1024); }
 };
 
 struct RunOptions {
@@ -44,6 +59,21 @@ struct RunOptions {
   bool resume = false;
   std::string report;  // --report FILE: the HTML report of the results, written at the end
   MeasureFlags measure;
+  DistFlags dist;
+};
+
+struct LaunchFlags {
+  int nproc = 1, nnodes = 1, node_rank = 0;
+  std::string master;
+  double grace_s = 10.0;
+  std::vector<std::string> worker_args;  // after --
+};
+
+// Hidden `dist-allreduce`: the all-reduce micro-benchmark inside `launch` (see dist/allreduce_bench.h).
+struct AllreduceFlags {
+  std::string cases;  // allreduce:SIZE,...; empty: DeepBench's sizes
+  MeasureFlags measure;
+  DistFlags dist;
 };
 
 struct MaxBatchOptions {
@@ -135,9 +165,12 @@ int prepare_in_process(const DeviceSpec& device, int threads);
 int cmd_op(const OpOptions& o);
 int cmd_peak(const PeakOptions& o);
 int cmd_explain(ExplainOptions o);
-// The cached GEMM peak (`trainbench peak`) for `r`'s device, thread count and precision, as a
+// The cached peak (`trainbench peak`) for `r`'s device, thread count and precision, as a
 // percentage of it in r.percent_of_peak; left NaN when none is cached.
 void add_percent_of_peak(Record& r, const Context& context);
-int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, int result_fd);
+int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, const DistFlags& dist,
+                 const std::string& dist_key, int result_fd);
+int cmd_launch(const LaunchFlags& o);
+int cmd_dist_allreduce(const AllreduceFlags& o);
 
 }  // namespace trainbench::cli

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "ops/peak.h"
+#include "cli/run_dist.h"
 #include "report/html_report.h"
 #include "results/journal.h"
 #include "results/printer.h"
@@ -143,6 +144,18 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   std::set<std::string> auto_batch;
   std::vector<Case> plan = plan_from(o, suite.get(), auto_batch);
   if (!auto_batch.empty()) default_cpu_memory_limit(plan, o.measure);
+
+  // --dist: ranks other than 0 run their side of each case quietly and write nothing.
+  std::unique_ptr<DistRun> dist;
+  if (o.dist.enabled) {
+    if (o.resume) throw InputError("--resume does not work with --dist yet: run the remaining cases with --case");
+    if (!auto_batch.empty()) throw InputError("--batch auto does not work with --dist: give the batch of each rank");
+    dist = std::make_unique<DistRun>(o.dist);
+    if (!dist->leader()) {
+      dist->start(plan, o.measure);
+      return dist->follow(plan, o.measure);
+    }
+  }
   if (o.output.empty()) o.output = default_output_path("trainbench");
   check_writable(o.output);
   if (!o.report.empty()) {  // a report that cannot be written must fail now, not after the run
@@ -183,7 +196,8 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     if (!done_names.count(c.descriptor())) todo.push_back(c);
   }
 
-  const int threads_hint = plan.front().threads;
+  if (dist) dist->start(plan, o.measure);  // after every input check: a failed check must not hold the others
+  const int threads_hint = plan.front().threads > 0 ? plan.front().threads : o.measure.auto_threads;
   if (!context) {
     std::string devices;
     std::set<std::string> seen;
@@ -194,6 +208,10 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     context->cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
     context->peak = find_cached_peak(plan.front().device.str(), context->device_name, context->threads,
                                      context->libtorch_version);
+    if (dist) {
+      context->world_size = dist->env().world_size;
+      context->dist_backend = dist->backend_for(plan.front());
+    }
   }
   if (context->blas_kind == "reference") {
     std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context->blas_library.value_or("?")
@@ -234,6 +252,9 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       const MaxBatchResult m = search_max_batch(c, o.measure, 1, 65536, &interrupted);
       if (interrupted) break;
       r = m.largest > 0 ? m.best : !m.failure.empty() ? failed_record(c, m.failure) : m.tries.back();
+    } else if (dist) {
+      r = dist->lead_case(i, c, o.measure, &interrupted);
+      if (interrupted) break;
     } else {
       r = run_case_isolated(c, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
       if (interrupted) break;
@@ -265,11 +286,17 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!live_table) std::cout << print_records(format, results) << std::flush;
+  if (dist) (live_table ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
   if (interrupted) {
     journal.close();
-    std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
-                             "`trainbench run ... --resume -o {}`\n",
-                             fresh.size(), todo.size(), o.output, o.output);
+    if (dist) {  // --resume does not work with --dist
+      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {}\n", fresh.size(),
+                               todo.size(), o.output);
+    } else {
+      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
+                               "`trainbench run ... --resume -o {}`\n",
+                               fresh.size(), todo.size(), o.output, o.output);
+    }
     return 130;
   }
   journal.close();

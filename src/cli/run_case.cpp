@@ -1,17 +1,42 @@
 // `trainbench run-case DESCRIPTOR`: the child side of the runner. Measures one case in this process
 // and writes its Record as JSON to the result descriptor (fd 3). Failures are values in the Record.
+// With --dist this process is one rank of the case: it joins the case's process group through the
+// store of rank 0's `run` (key prefix per case) and measures data-parallel.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "dist/dist_measure.h"
+#include "dist/env.h"
+#include "dist/process_group.h"
 #include "results/results_file.h"
 #include "runner/plan.h"
 
 namespace trainbench::cli {
+namespace {
 
-int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, int result_fd) {
+Record measure_dist(const Case& c, const ChildSettings& settings, const DistFlags& flags, const std::string& key) {
+  const dist::DistEnv e = dist::dist_env_from_process();
+  const std::string backend = dist::resolve_backend(flags.backend, c.device.is_gpu());
+  dist::CommPtr comm;
+  try {
+    dist::StorePtr store = dist::connect_store(e, false, flags.timeout_s);
+    comm = dist::make_comm(dist::prefixed("trainbench/case/" + key + "/pg/", store), e, backend, flags.timeout_s);
+  } catch (const c10::Error& ex) {
+    return failed_record(c, "process group (" + backend + "): " + first_line(ex.what_without_backtrace()));
+  } catch (const std::exception& ex) {
+    return failed_record(c, "process group (" + backend + "): " + first_line(ex.what()));
+  }
+  prepare_child_process(c, settings);
+  return dist::measure_dist_case(c, settings.measure, comm, e, backend, flags.bucket_bytes());
+}
+
+}  // namespace
+
+int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, const DistFlags& dist,
+                 const std::string& dist_key, int result_fd) {
   Case c;
   try {
     c = parse_case(descriptor);
@@ -20,8 +45,13 @@ int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, int r
   }
   validate_case(c);
   const ChildSettings settings = flags.resolve();
-  prepare_child_process(c, settings);
-  const Record r = measure_case(c, settings.measure);
+  Record r;
+  if (dist.enabled) {
+    r = measure_dist(c, settings, dist, dist_key);
+  } else {
+    prepare_child_process(c, settings);
+    r = measure_case(c, settings.measure);
+  }
   const std::string text = to_json(r).dump() + "\n";
   return detail::write_all_and_sync(result_fd, text) ? kExitOk : kExitFailure;
 }

@@ -71,7 +71,7 @@ void attribute(Explanation& e, const FlagRule& rule) {
     const bool slow_for_device = have_peak && l.achieved_gflops < rule.below_peak * e.peak_gflops;
     if (!slow_for_family && !slow_for_device) continue;
     l.flagged = true;
-    std::string peak_part = have_peak ? fmt::format(", {:.1f}% of GEMM peak", 100.0 * l.achieved_gflops / e.peak_gflops) : "";
+    std::string peak_part = have_peak ? fmt::format(", {:.1f}% of peak", 100.0 * l.achieved_gflops / e.peak_gflops) : "";
     l.finding = fmt::format("{} (x{}): {:.1f}% of step time at {:.3g} GFLOP/s{}; {:.2g}x the model's {} average ({:.3g} GFLOP/s)",
                             l.label, l.count, 100.0 * l.share, l.achieved_gflops, peak_part,
                             average > 0.0 ? l.achieved_gflops / average : 0.0, l.family, average);

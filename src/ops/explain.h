@@ -1,6 +1,6 @@
 // `trainbench explain`: one training step of a model broken into its layers. Each distinct layer
 // shape (with its count per step) is timed alone with the op timer; the layers' sum is set against
-// the measured whole step, and layers far below their family's efficiency or the device's GEMM peak
+// the measured whole step, and layers far below their family's efficiency or the device's peak
 // are flagged, with the other layout and precision tried for them. Never prints.
 #pragma once
 #include <functional>
@@ -18,7 +18,7 @@ namespace trainbench {
 struct FlagRule {
   double min_share = 0.02;          // of the measured step time
   double below_family = 0.25;       // achieved GFLOP/s under this fraction of the family's average
-  double below_peak = 0.05;         // or under this fraction of the GEMM peak (when one is known)
+  double below_peak = 0.05;         // or under this fraction of the peak (when one is known)
 };
 
 // A layer's attribution from its op timing: count x per-call time, FLOPs, GFLOP/s, % of `peak_gflops`
@@ -37,7 +37,7 @@ void summarize_alternatives(Explanation& e);
 struct ExplainSettings {
   Case c;                      // the model case (canonical, validated)
   MeasureSettings op_measure;  // per phase of each layer
-  double peak_gflops;          // GEMM peak for the case's precision; NaN: none
+  double peak_gflops;          // peak for the case's precision (PeakInfo::peak_for); NaN: none
   bool try_alternatives = true;
 };
 

@@ -1,6 +1,6 @@
 // A device's ceilings measured with LibTorch ops (`trainbench peak`): large square GEMMs per
 // precision, a large copy (memory bandwidth) and a 3x3 convolution. Cached per device so that runs
-// can show each case's achieved GFLOP/s as a percentage of the measured GEMM peak.
+// can show each case's achieved GFLOP/s as a percentage of the measured peak.
 #pragma once
 #include <optional>
 #include <string>

@@ -172,6 +172,28 @@ const char* const kScript = R"TB(
     }, ex.findings.join(' | '), 60 + 20 * ex.labels.length);
   });
 
+  if (model.scaling) {
+    var gd = section('Throughput against world size (data parallel)', 'Global throughput of each data-parallel ' +
+      'case (all ranks\' samples over the slowest rank\'s median step); world size 1 is the same case alone in one ' +
+      'process; dashed: perfect scaling from it.');
+    model.scaling.forEach(function (sc) {
+      addChart(gd, sc.title, {
+        type: 'line', data: { labels: sc.worlds.map(String), datasets: [
+          { label: 'measured', data: sc.throughput, borderColor: color(0), backgroundColor: color(0), tension: 0,
+            pointRadius: 4 },
+          { label: 'ideal', data: sc.ideal, borderColor: '#888', backgroundColor: '#888', borderDash: [6, 4],
+            pointRadius: 0, tension: 0 }] },
+        options: { scales: { x: { title: axisTitle('world size (processes)') },
+                             y: { beginAtZero: true, title: axisTitle(sc.unit) } },
+                   plugins: { tooltip: tooltipWith(function (ctx) {
+                     var e = sc.efficiency[ctx.dataIndex];
+                     return ' ' + sc.unit + (ctx.datasetIndex === 0 && e !== null ? ' (efficiency ' + fmt(100 * e) + '%)' : '');
+                   }) } }
+      }, 'scaling efficiency: ' + sc.worlds.map(function (n, i) {
+        var e = sc.efficiency[i]; return n + ': ' + (e === null ? '-' : fmt(100 * e) + '%'); }).join(', '));
+    });
+  }
+
   // The sortable table: click a column title; click again to reverse.
   document.querySelectorAll('table.sortable').forEach(function (table) {
     var heads = table.tHead.rows[0].cells;

@@ -1,4 +1,5 @@
-// The chart data of the HTML report: speed-up per model, throughput against batch size, the ablation.
+// The chart data of the HTML report: speed-up per model, throughput against batch size, the ablation,
+// throughput against world size (data parallel).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -212,6 +213,46 @@ json explain_model(const std::vector<ReportRun>& runs) {
   return out;
 }
 
+// Throughput against world size, one chart per data-parallel case (per-rank batch and settings): every
+// run's records of that case at each world size, the one-process baselines as world size 1, and the
+// ideal line (world size x the one-process throughput). Null when no record ran on more than one rank.
+json scaling_model(const std::vector<ReportRun>& runs) {
+  std::vector<std::string> order;
+  std::map<std::string, std::map<int, std::vector<double>>> measured;  // key -> world -> throughputs
+  std::map<std::string, std::vector<double>> singles;
+  std::map<std::string, std::string> units;
+  bool any = false;
+  for (const auto& run : runs) {
+    for (const auto& r : run.file.benchmarks) {
+      if (!r.dist || !r.ok()) continue;
+      const std::string k = join_key(r, false);
+      if (!measured.count(k)) order.push_back(k);
+      measured[k][r.dist->world_size].push_back(r.throughput);
+      if (std::isfinite(r.dist->single_process_throughput)) singles[k].push_back(r.dist->single_process_throughput);
+      units.emplace(k, r.unit);
+      any = any || r.dist->world_size > 1;
+    }
+  }
+  if (!any) return nullptr;
+  json out = json::array();
+  for (const auto& k : order) {
+    auto& by_world = measured[k];
+    const double single = singles.count(k) ? geometric_mean(singles[k]) : NAN;
+    if (std::isfinite(single) && !by_world.count(1)) by_world[1].push_back(single);
+    json worlds = json::array(), thr = json::array(), ideal = json::array(), eff = json::array();
+    for (const auto& [n, values] : by_world) {
+      const double t = geometric_mean(values);
+      worlds.push_back(n);
+      thr.push_back(number_or_null(t));
+      ideal.push_back(number_or_null(single * n));
+      eff.push_back(number_or_null(t / (single * n)));
+    }
+    out.push_back({{"title", k}, {"unit", units[k]}, {"worlds", worlds}, {"throughput", thr}, {"ideal", ideal},
+                   {"efficiency", eff}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json report_model(const std::vector<ReportRun>& runs) {
@@ -223,6 +264,7 @@ json report_model(const std::vector<ReportRun>& runs) {
   m["sweeps"] = sweeps_model(runs);
   m["ablation"] = ablation_model(runs);
   m["explain"] = explain_model(runs);
+  m["scaling"] = scaling_model(runs);
   return m;
 }
 

@@ -299,6 +299,8 @@ nlohmann::json to_json(const Context& c) {
   j["gpu_arch"] = opt(c.gpu_arch);
   j["gpu_driver_version"] = opt(c.gpu_driver_version);
   j["gpu_runtime_version"] = opt(c.gpu_runtime_version);
+  j["world_size"] = c.world_size;
+  j["dist_backend"] = opt(c.dist_backend);
   return j;
 }
 
@@ -335,6 +337,9 @@ Context context_from_json(const nlohmann::json& j) {
   c.gpu_arch = get_optional_string_or_none(j, "gpu_arch");
   c.gpu_driver_version = get_optional_string_or_none(j, "gpu_driver_version");
   c.gpu_runtime_version = get_optional_string_or_none(j, "gpu_runtime_version");
+  // Files written before data parallelism lack these two keys: one process, no backend.
+  if (j.contains("world_size")) c.world_size = static_cast<int>(get_int(j, "world_size"));
+  if (j.contains("dist_backend")) c.dist_backend = get_optional_string(j, "dist_backend");
   return c;
 }
 

@@ -41,6 +41,8 @@ struct Context {
   std::optional<std::string> gpu_arch;             // "sm_90" (compute capability 9.0)
   std::optional<std::string> gpu_driver_version;   // NVIDIA driver, from NVML
   std::optional<std::string> gpu_runtime_version;  // "CUDA 12.4" or "HIP 6.2.41133", from at::show_config()
+  int world_size = 1;                         // processes of a data-parallel run (`run --dist`); 1 otherwise
+  std::optional<std::string> dist_backend;    // gloo | nccl for a data-parallel run; null otherwise
 };
 
 // Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch

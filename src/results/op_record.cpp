@@ -48,10 +48,12 @@ double OpRecord::total_flops() const {
   return f;
 }
 
-double PeakInfo::gemm_for(const std::string& precision) const {
+double PeakInfo::peak_for(const std::string& precision) const {
   const std::string type = precision.substr(0, precision.find('-'));  // bf16-pure -> bf16
   auto it = gemm_gflops.find(type);
-  return it == gemm_gflops.end() ? kNaN : it->second;
+  const double gemm = it == gemm_gflops.end() ? kNaN : it->second;
+  if (type == "fp32" && conv_gflops > 0.0 && !(gemm >= conv_gflops)) return conv_gflops;
+  return gemm;
 }
 
 nlohmann::json to_json(const OpRecord& r) {

@@ -57,9 +57,10 @@ struct PeakInfo {
   double conv_gflops = 0.0;                   // fp32 3x3 convolution, forward
   std::string conv_op;                        // its op descriptor
 
-  // The GEMM peak that bounds a case in `precision` (fp16/bf16 autocast and -pure share their
-  // type's GEMM); NaN when not measured.
-  double gemm_for(const std::string& precision) const;
+  // The ceiling a case in `precision` is measured against: its type's GEMM (fp16/bf16 autocast and
+  // -pure share it), or for fp32 the convolution when that ran faster (oneDNN's convolutions can beat
+  // the BLAS GEMM on CPUs). NaN when not measured.
+  double peak_for(const std::string& precision) const;
 };
 
 struct ExplainAlternative {
@@ -83,7 +84,7 @@ struct ExplainLayer {
   double time_s = 0.0;    // count x (fwd + bwd_data + bwd_weights): this layer's part of a step
   double flops = 0.0;     // count x training FLOPs of one call
   double achieved_gflops = 0.0;
-  double percent_of_peak = 0.0;  // of the GEMM peak for the precision; NaN when no peak is known
+  double percent_of_peak = 0.0;  // of the peak for the precision; NaN when no peak is known
   double share = 0.0;            // time_s / measured step time
   bool flagged = false;
   std::string finding;           // one line when flagged
@@ -95,7 +96,7 @@ struct Explanation {
   double step_time_s = 0.0;  // the whole training step, measured (median)
   double layers_time_s = 0.0;  // sum of the layers' time_s
   double other_time_s = 0.0;   // step - layers: what the layers timed alone do not account for
-  double peak_gflops = 0.0;    // GEMM peak used for "% of peak"; NaN when none was measured
+  double peak_gflops = 0.0;    // peak used for "% of peak"; NaN when none was measured
   std::vector<ExplainLayer> layers;   // sorted by time, largest first
   std::vector<std::string> findings;  // the flagged layers' lines and the layout/precision advice
 };

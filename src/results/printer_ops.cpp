@@ -25,7 +25,7 @@ std::string print_op_table(const std::vector<OpRecord>& ops, const PeakInfo* pea
                          to_string(r.status), r.error);
       continue;
     }
-    const double gemm = peak != nullptr ? peak->gemm_for(r.precision) : NAN;
+    const double gemm = peak != nullptr ? peak->peak_for(r.precision) : NAN;
     for (const auto& p : r.phases) {
       const double m = p.time_s.median;
       out += fmt::format("{:<36} {:<26} {:<9} {:<6} {:<11} {:>9} {:>7} {:>4} {:>8} {:>6}\n", r.name, r.label,
@@ -56,8 +56,8 @@ std::string print_explanation(const Explanation& e) {
   std::string out = fmt::format("{}: step {} ms measured; the layers timed alone {} ms ({}); other {} ms ({})\n",
                                 e.case_name, ms(step), ms(e.layers_time_s), share(e.layers_time_s),
                                 format_significant(1e3 * e.other_time_s), share(e.other_time_s));
-  out += std::isfinite(e.peak_gflops) ? fmt::format("GEMM peak {} GFLOP/s (trainbench peak)\n", format_significant(e.peak_gflops))
-                                      : std::string("no GEMM peak measured for this device: run `trainbench peak` for % of peak\n");
+  out += std::isfinite(e.peak_gflops) ? fmt::format("peak {} GFLOP/s (trainbench peak: the faster of GEMM and conv in this precision)\n", format_significant(e.peak_gflops))
+                                      : std::string("no peak measured for this device: run `trainbench peak` for % of peak\n");
   out += fmt::format("\n{:>6} {:>9} {:>5} {:<30} {:>8} {:>8} {:>8} {:>8} {:>6}  {}\n", "share", "time ms", "count",
                      "layer", "fwd ms", "bwd-d ms", "bwd-w ms", "GFLOP/s", "%peak", "op");
   out += std::string(130, '-') + "\n";

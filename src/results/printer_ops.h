@@ -7,7 +7,7 @@
 
 namespace trainbench {
 
-// One row per phase of each op; `peak` (may be null) adds a % of GEMM peak column.
+// One row per phase of each op; `peak` (may be null) adds a % of peak column.
 std::string print_op_table(const std::vector<OpRecord>& ops, const PeakInfo* peak);
 std::string print_peak(const PeakInfo& p);
 // The step, the layers sorted by time and the findings.

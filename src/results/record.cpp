@@ -49,6 +49,54 @@ Summary summary_from_json(const nlohmann::json& j) {
 
 }  // namespace detail
 
+namespace {
+
+nlohmann::json dist_to_json(const DistInfo& d) {
+  return {{"world_size", d.world_size},
+          {"backend", d.backend},
+          {"rank_step_time_s", d.rank_step_time_s},
+          {"rank_comm_share", d.rank_comm_share},
+          {"comm_share", d.comm_share},
+          {"comm_total_share", d.comm_total_share},
+          {"bucket_bytes", d.bucket_bytes},
+          {"buckets", d.buckets},
+          {"single_process_throughput", d.single_process_throughput},
+          {"scaling_efficiency", d.scaling_efficiency}};
+}
+
+std::vector<double> numbers_from_json(const nlohmann::json& j, const char* key) {
+  const auto& v = detail::field(j, key);
+  if (!v.is_array()) detail::bad_type(key, "an array of numbers", v);
+  std::vector<double> out;
+  for (const auto& x : v) {
+    if (x.is_null()) {
+      out.push_back(std::numeric_limits<double>::quiet_NaN());
+      continue;
+    }
+    if (!x.is_number()) detail::bad_type(key, "an array of numbers", x);
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+DistInfo dist_from_json(const nlohmann::json& j) {
+  using namespace detail;
+  DistInfo d;
+  d.world_size = static_cast<int>(get_int(j, "world_size"));
+  d.backend = get_string(j, "backend");
+  d.rank_step_time_s = numbers_from_json(j, "rank_step_time_s");
+  d.rank_comm_share = numbers_from_json(j, "rank_comm_share");
+  d.comm_share = get_double(j, "comm_share");
+  d.comm_total_share = get_double(j, "comm_total_share");
+  d.bucket_bytes = get_int(j, "bucket_bytes");
+  d.buckets = get_int(j, "buckets");
+  d.single_process_throughput = get_double(j, "single_process_throughput");
+  d.scaling_efficiency = get_double(j, "scaling_efficiency");
+  return d;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Record& r) {
   nlohmann::json j;
   j["name"] = r.name;
@@ -87,6 +135,7 @@ nlohmann::json to_json(const Record& r) {
   j["loss_scale"] = number_or_null(r.loss_scale);
   j["mean_sm_clock_mhz"] = number_or_null(r.mean_sm_clock_mhz);
   j["throttled_samples"] = r.throttled_samples;
+  j["dist"] = r.dist ? dist_to_json(*r.dist) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -144,6 +193,8 @@ Record record_from_json(const nlohmann::json& j) {
   r.loss_scale = get_double_or(j, "loss_scale", std::numeric_limits<double>::quiet_NaN());
   r.mean_sm_clock_mhz = get_double_or(j, "mean_sm_clock_mhz", std::numeric_limits<double>::quiet_NaN());
   r.throttled_samples = get_int_or(j, "throttled_samples", 0);
+  // Files written before data parallelism have no "dist": the case ran in one process.
+  if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,21 @@ namespace trainbench {
 enum class Status { ok, oom, error };
 const char* to_string(Status s);
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
+
+// What a data-parallel case adds (`run --dist`, src/dist). The Record's throughput, step_time_s and
+// samples_s are then the global ones: all ranks' samples per step over the slowest rank's median.
+struct DistInfo {
+  int world_size = 1;
+  std::string backend;                   // gloo | nccl
+  std::vector<double> rank_step_time_s;  // each rank's median step time, by rank
+  std::vector<double> rank_comm_share;   // each rank's exposed communication time / its step time
+  double comm_share = 0.0;               // all ranks together: exposed communication / step time
+  double comm_total_share = 0.0;         // all ranks together: time with an all-reduce in flight / step time
+  int64_t bucket_bytes = 0;              // gradient all-reduce bucket size cap
+  int64_t buckets = 0;                   // all-reduce buckets per step
+  double single_process_throughput = 0.0;  // the same case in one process; NaN: not measured
+  double scaling_efficiency = 0.0;         // throughput / (world_size x single_process_throughput); NaN: not measured
+};
 
 struct Record {
   std::string name;        // the case descriptor; `trainbench run --case NAME` reruns it
@@ -39,7 +55,7 @@ struct Record {
   std::string stop_reason; // converged | max_time | max_steps
   double flops_per_step = 0.0;    // training FLOPs per step (3x forward; forward-only: 1x)
   double achieved_gflops = 0.0;   // flops_per_step / median / 1e9
-  // achieved_gflops as % of the device's measured GEMM peak for this precision (`trainbench peak`);
+  // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);
   // NaN (null in JSON) when no peak was measured for this device and thread count.
   double percent_of_peak = std::numeric_limits<double>::quiet_NaN();
   int64_t parameters = 0;
@@ -54,6 +70,7 @@ struct Record {
   double loss_scale = std::numeric_limits<double>::quiet_NaN();  // fp16: the scale at the end; else NaN (null)
   double mean_sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();  // over kept steps; NaN (null): not read
   int64_t throttled_samples = 0;    // steps dropped for an SM clock under 75% of the default
+  std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
 
   bool ok() const { return status == Status::ok; }
 };

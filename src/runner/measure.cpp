@@ -78,7 +78,7 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     mallopt(M_TRIM_THRESHOLD, -1);  // never trim: -1 converts to the largest size
     mallopt(M_TOP_PAD, 64 << 20);
   }
-  const int threads = configure_threads(c.threads);
+  const int threads = configure_threads(c.threads > 0 ? c.threads : s.default_threads);
   configure_gpu_math(c.device, s.tf32);
   // Start the thread pools (OpenMP, BLAS) before any memory limit: a failed thread creation under
   // RLIMIT_AS would abort the process instead of raising a catchable allocation error.

@@ -15,6 +15,7 @@ struct ChildSettings {
   int64_t memory_limit_bytes = 0;  // 0: none. Else the case may grow the process by this much (RLIMIT_AS)
   bool tune_allocator = true;      // keep freed memory in the heap between steps (see docs/methodology.md)
   bool tf32 = false;               // GPU: let cuBLAS and cuDNN use TF32 for fp32 (--tf32 on)
+  int default_threads = 0;         // what threads 0 means (> 0: data-parallel workers share the cores)
 };
 
 // Prepares this process for measuring: allocator tuning, threads, warm thread pools, memory limit,

@@ -27,6 +27,7 @@ class BertWorkload final : public detail::LossWorkload {
     model_ = models::BertMaskedLM(options);
     model_->to(dev);
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
+    seed_batch();
     tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
     segments_ = torch::zeros({o.batch, seq}, ids);
     labels_ = torch::randint(0, options.vocab(), {o.batch * seq}, ids);

@@ -25,6 +25,7 @@ class BiLSTMWorkload final : public detail::LossWorkload {
     model_ = models::BiLSTM(options);
     model_->to(dev);
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
+    seed_batch();
     tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
     labels_ = torch::randint(0, options.classes(), {o.batch}, ids);
     // By formula: aten::lstm hides its GEMMs from core/flops.h (see models/bilstm.h).

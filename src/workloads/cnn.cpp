@@ -16,6 +16,7 @@ class CnnWorkload final : public detail::LossWorkload {
     model_.ptr()->to(dev);
     std::vector<int64_t> shape = {o.batch};
     shape.insert(shape.end(), info.input_shape.begin(), info.input_shape.end());
+    seed_batch();
     input_ = torch::randn(shape, torch::TensorOptions().device(dev));
     labels_ = torch::randint(0, info.num_classes, {o.batch}, torch::TensorOptions().dtype(torch::kLong).device(dev));
     if (o.layout == "nhwc") {

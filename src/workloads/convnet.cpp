@@ -25,6 +25,7 @@ class ConvNetWorkload final : public detail::LossWorkload {
                                  .depth(param_int(o.params, "depth"))
                                  .kernel(param_int(o.params, "kernel")));
     model_->to(dev);
+    seed_batch();
     input_ = torch::randn({o.batch, 3, image, image}, torch::TensorOptions().device(dev));
     if (o.layout == "nhwc") {
       detail::to_channels_last(*model_);

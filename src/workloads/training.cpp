@@ -149,6 +149,7 @@ void LossWorkload::finish_setup(torch::nn::Module& model, double forward_flops, 
   tokens_per_sample_ = tokens_per_sample;
   flops_ = options_.forward_only ? forward_flops : training_flops(forward_flops);
   params_ = model.parameters();
+  buffers_ = model.buffers();
   if (options_.forward_only) {
     model.eval();
   } else {
@@ -176,14 +177,23 @@ void LossWorkload::step() {
     if (is_pure_precision(options_.precision)) out = out.to(torch::kFloat);
     l = loss(out);
   }
+  // Data-parallel: gradients are averaged across ranks between backward and the optimizer step (with
+  // fp16 loss scaling, the scaled ones, as DistributedDataParallel with GradScaler does).
+  if (sync_ != nullptr) sync_->before_backward();
   if (scaler_) {
     scaler_->scale(l).backward();
+    if (sync_ != nullptr) sync_->after_backward();
     scaler_->step(*optimizer_, params_);
   } else {
     l.backward();
+    if (sync_ != nullptr) sync_->after_backward();
     optimizer_->step();
   }
   last_ = l.detach();
+}
+
+void LossWorkload::seed_batch() const {
+  if (options_.data_seed >= 0) torch::manual_seed(static_cast<uint64_t>(options_.data_seed));
 }
 
 double LossWorkload::last_loss() const { return last_.defined() ? last_.item<double>() : 0.0; }

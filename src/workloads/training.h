@@ -61,6 +61,9 @@ class LossWorkload : public Workload {
   double last_loss() const override;
   int64_t skipped_steps() const override { return scaler_ ? scaler_->skipped_steps() : 0; }
   double loss_scale() const override { return scaler_ ? scaler_->scale_value() : Workload::loss_scale(); }
+  std::vector<torch::Tensor> trainable_parameters() const override { return params_; }
+  std::vector<torch::Tensor> model_buffers() const override { return buffers_; }
+  void set_gradient_sync(GradientSync* sync) override { sync_ = sync; }
 
  protected:
   LossWorkload(const WorkloadOptions& options, std::string unit);
@@ -71,6 +74,8 @@ class LossWorkload : public Workload {
   void finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters, int64_t tokens_per_sample = 0,
                     const std::vector<torch::Tensor*>& float_inputs = {});
   virtual torch::Tensor forward() = 0;
+  // Call between building the model and drawing the synthetic batch (see WorkloadOptions::data_seed).
+  void seed_batch() const;
   virtual torch::Tensor loss(const torch::Tensor& output) = 0;
 
   WorkloadOptions options_;
@@ -78,6 +83,8 @@ class LossWorkload : public Workload {
  private:
   std::string unit_;
   std::vector<torch::Tensor> params_;
+  std::vector<torch::Tensor> buffers_;
+  GradientSync* sync_ = nullptr;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
   torch::Tensor last_;

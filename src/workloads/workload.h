@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/torch.h>
+
 #include "core/device.h"
 
 namespace trainbench {
@@ -25,11 +27,23 @@ struct WorkloadOptions {
   std::string optimizer = "sgd";   // sgd | momentum | adam | adamw
   bool forward_only = false;       // inference only: no backward, no optimizer
   DeviceSpec device;
+  // >= 0: the synthetic batch is drawn after seeding the RNG with this (data-parallel ranks each draw
+  // their own batch while the model, built first from the same seed, is the same). -1: not reseeded.
+  int64_t data_seed = -1;
 };
 
 const std::vector<std::string>& known_precisions();
 const std::vector<std::string>& known_layouts();
 const std::vector<std::string>& known_optimizers();
+
+// Data parallelism (src/dist) averages gradients across processes between backward and the optimizer
+// step. A workload offers the two points to do it at; it knows nothing of process groups.
+class GradientSync {
+ public:
+  virtual ~GradientSync() = default;
+  virtual void before_backward() = 0;  // a step's gradients are about to arrive
+  virtual void after_backward() = 0;   // backward returned: every .grad must hold the average when this returns
+};
 
 class Workload {
  public:
@@ -47,6 +61,12 @@ class Workload {
   // and its current scale. 0 and NaN when the workload scales no loss.
   virtual int64_t skipped_steps() const { return 0; }
   virtual double loss_scale() const { return std::numeric_limits<double>::quiet_NaN(); }
+  // The model's trainable parameters and its buffers (for broadcasting the initial state and for
+  // gradient averaging). Empty when the workload cannot train data-parallel.
+  virtual std::vector<torch::Tensor> trainable_parameters() const { return {}; }
+  virtual std::vector<torch::Tensor> model_buffers() const { return {}; }
+  // Called around every backward from now on; nullptr detaches. Not owned.
+  virtual void set_gradient_sync(GradientSync* sync) {}
 };
 
 // Builds the workload for `options` on its device. Throws std::invalid_argument for an unknown model

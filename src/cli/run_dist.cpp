@@ -1,0 +1,136 @@
+#include "cli/run_dist.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "runner/child.h"
+#include "runner/measure.h"
+#include "runner/plan.h"
+
+namespace trainbench::cli {
+namespace {
+
+std::string text_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+
+std::chrono::milliseconds ms(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0)); }
+
+}  // namespace
+
+DistRun::DistRun(DistFlags flags) : flags_(std::move(flags)), env_(dist::dist_env_from_process()) {}
+
+std::string DistRun::key(size_t index, const std::string& what) const {
+  return "trainbench/case/" + std::to_string(index) + "/" + what;
+}
+
+std::string DistRun::backend_for(const Case& c) const { return dist::resolve_backend(flags_.backend, c.device.is_gpu()); }
+
+void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
+  for (const auto& c : plan) {
+    (void)backend_for(c);  // a backend the build or device cannot use fails before anything runs
+    if (c.forward_only) throw InputError("--dist times training: drop --forward-only (" + c.descriptor() + ")");
+  }
+  // The workers of one node share its cores: threads 0 (one per core) becomes cores / local workers,
+  // in the baseline too, so that the baseline is one rank's share of the machine.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  measure.auto_threads = std::max(1, cores / env_.local_world_size);
+
+  try {
+    store_ = dist::connect_store(env_, leader(), flags_.timeout_s);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("rank " + std::to_string(env_.rank) + ": cannot reach the store at " + env_.master_addr +
+                             ":" + std::to_string(env_.master_port) + ": " + first_line(e.what()));
+  }
+  // Every rank must run the same cases with the same settings, or the collectives would not match.
+  std::string agreed = std::to_string(env_.world_size) + "\n";
+  for (const auto& a : measure.child_args()) agreed += a + " ";
+  for (const auto& a : flags_.child_args(0)) agreed += a + " ";
+  for (const auto& c : plan) agreed += "\n" + c.descriptor();
+  if (leader()) {
+    store_->set("trainbench/plan", bytes_of(agreed));
+    return;
+  }
+  std::string lead;
+  try {
+    store_->wait({"trainbench/plan"}, ms(flags_.timeout_s));
+    lead = text_of(store_->get("trainbench/plan"));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("rank " + std::to_string(env_.rank) + ": no plan from rank 0: " + first_line(e.what()));
+  }
+  if (lead != agreed) {
+    throw InputError("rank " + std::to_string(env_.rank) + " was given other cases or settings than rank 0 (every " +
+                     "rank must run the same command)");
+  }
+}
+
+Record DistRun::lead_case(size_t index, const Case& c, const MeasureFlags& measure, bool* interrupted) {
+  const std::vector<std::string> base_flags = measure.child_args();
+  const bool memory_limited = !measure.memory_limit.empty();
+  double single = std::nan("");
+  if (!flags_.no_baseline && env_.world_size > 1) {
+    const Record b = run_case_isolated(c, base_flags, measure.timeout_s, memory_limited, interrupted);
+    if (*interrupted) return b;
+    if (b.ok()) single = b.throughput;
+  }
+  store_->set(key(index, "go"), bytes_of("go"));
+  std::vector<std::string> flags = base_flags;
+  for (const auto& a : flags_.child_args(index)) flags.push_back(a);
+  Record r = run_case_isolated(c, flags, measure.timeout_s, memory_limited, interrupted);
+  if (r.dist) {
+    if (env_.world_size == 1 && r.ok()) single = r.throughput;  // one rank: its own baseline
+    r.dist->single_process_throughput = single;
+    r.dist->scaling_efficiency = r.throughput / (static_cast<double>(env_.world_size) * single);
+  }
+  return r;
+}
+
+int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) {
+  install_interrupt_handlers();
+  // Rank 0 measures the baseline first: wait as long as a case may take, plus the rendezvous timeout.
+  const double go_wait_s = (measure.timeout_s > 0 ? measure.timeout_s : 7 * 24 * 3600.0) + flags_.timeout_s;
+  const bool memory_limited = !measure.memory_limit.empty();
+  std::vector<std::string> base_flags = measure.child_args();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    try {
+      store_->wait({key(i, "go")}, ms(go_wait_s));
+    } catch (const std::exception& e) {
+      if (interrupt_requested()) return 130;
+      std::cerr << "trainbench: error: rank " << env_.rank << ": lost rank 0 before case " << plan[i].descriptor()
+                << ": " << first_line(e.what()) << std::endl;
+      return kExitFailure;
+    }
+    std::vector<std::string> flags = base_flags;
+    for (const auto& a : flags_.child_args(i)) flags.push_back(a);
+    bool interrupted = false;
+    const Record r = run_case_isolated(plan[i], flags, measure.timeout_s, memory_limited, &interrupted);
+    if (interrupted) return 130;
+    if (!r.ok()) std::cerr << "case " << plan[i].descriptor() << ": " << to_string(r.status) << ": " << r.error << "\n";
+  }
+  return kExitOk;
+}
+
+std::string dist_summary(const std::vector<Record>& records) {
+  std::string out;
+  for (const auto& r : records) {
+    if (!r.dist || !r.ok()) continue;
+    const DistInfo& d = *r.dist;
+    std::string scaling = "no one-process baseline";
+    if (std::isfinite(d.scaling_efficiency)) {
+      scaling = fmt::format("scaling efficiency {:.1f}% (one process: {:.4g} {})", 100.0 * d.scaling_efficiency,
+                            d.single_process_throughput, r.unit);
+    }
+    out += fmt::format("{}: {} rank{} ({}): {:.4g} {} global; {}; communication: {:.1f}% of step time exposed, "
+                       "{:.1f}% in flight\n",
+                       r.name, d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
+                       100.0 * d.comm_share, 100.0 * d.comm_total_share);
+  }
+  return out;
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,50 @@
+// The `run --dist` side of a worker: rank 0's `run` hosts the job's TCPStore for the whole sweep; every
+// rank's runner runs each case in a child process as usual, and the children of one case join a
+// process group through that store (a key prefix per case). Before each case rank 0 measures the same
+// case alone in one process (the scaling baseline) while the others wait for its go.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "dist/env.h"
+#include "dist/process_group.h"
+#include "results/record.h"
+#include "runner/case.h"
+
+namespace trainbench::cli {
+
+class DistRun {
+ public:
+  // Reads the environment only (no network): throws InputError for a missing or bad variable.
+  explicit DistRun(DistFlags flags);
+
+  // Connects to (rank 0: hosts) the store and checks that every rank has the same plan and settings.
+  // Sets measure.auto_threads so that the workers on a node share its cores.
+  void start(const std::vector<Case>& plan, MeasureFlags& measure);
+
+  const dist::DistEnv& env() const { return env_; }
+  bool leader() const { return env_.rank == 0; }
+  // The backend case `c` runs with.
+  std::string backend_for(const Case& c) const;
+
+  // Rank 0: the baseline, then the go for the others, then the data-parallel measurement. Returns the
+  // Record with the scaling fields filled in.
+  Record lead_case(size_t index, const Case& c, const MeasureFlags& measure, bool* interrupted);
+
+  // Ranks > 0: their side of every case of the plan, quietly (a failed case gets one stderr line).
+  // Returns the exit code of the worker.
+  int follow(const std::vector<Case>& plan, const MeasureFlags& measure);
+
+ private:
+  std::string key(size_t index, const std::string& what) const;
+
+  DistFlags flags_;
+  dist::DistEnv env_;
+  dist::StorePtr store_;
+};
+
+// One line per data-parallel record: global throughput, scaling efficiency, communication share.
+std::string dist_summary(const std::vector<Record>& records);
+
+}  // namespace trainbench::cli

@@ -1,0 +1,89 @@
+#include "dist/process_group.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+// The Gloo header declares its class only when LibTorch was built with it (Debian's has it).
+#ifndef USE_C10D_GLOO
+#define USE_C10D_GLOO
+#endif
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+
+// NCCL on CUDA builds; ROCm builds have RCCL behind the same class.
+#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
+#define TRAINBENCH_WITH_NCCL 1
+#ifndef USE_C10D_NCCL
+#define USE_C10D_NCCL
+#endif
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include "runner/plan.h"
+
+namespace trainbench::dist {
+namespace {
+
+std::chrono::milliseconds to_ms(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0)); }
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+}  // namespace
+
+std::string resolve_backend(const std::string& requested, bool gpu) {
+  if (requested == "auto") return gpu ? "nccl" : "gloo";
+  if (requested == "gloo") return "gloo";  // Gloo also reduces CUDA tensors (through host memory)
+  if (requested == "nccl") {
+#ifdef TRAINBENCH_WITH_NCCL
+    if (!gpu) throw InputError("--dist-backend nccl needs a GPU device (the case runs on cpu)");
+    return "nccl";
+#else
+    throw InputError("--dist-backend nccl needs a CUDA or ROCm build of trainbench (this LibTorch is CPU only)");
+#endif
+  }
+  throw InputError("unknown --dist-backend '" + requested + "' (expected auto, gloo or nccl)");
+}
+
+StorePtr connect_store(const DistEnv& e, bool server, double timeout_s) {
+  c10d::TCPStoreOptions o;
+  o.port = e.master_port;
+  o.isServer = server;
+  o.waitWorkers = false;  // the workers connect at their own pace; rendezvous waits come later
+  o.timeout = to_ms(timeout_s);
+  // The server listens on every interface; `host` is where this process itself connects.
+  return c10::make_intrusive<c10d::TCPStore>(e.master_addr, o);
+}
+
+StorePtr prefixed(const std::string& prefix, StorePtr store) {
+  return c10::make_intrusive<c10d::PrefixStore>(prefix, std::move(store));
+}
+
+CommPtr make_comm(StorePtr store, const DistEnv& e, const std::string& backend, double timeout_s) {
+  if (backend == "gloo") {
+    auto o = c10d::ProcessGroupGloo::Options::create(to_ms(timeout_s));
+    if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname != '\0') {
+      o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+    } else if (is_loopback(e.master_addr)) {
+      // Without DNS the default device cannot resolve this host's name; one node needs only loopback.
+      o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+    } else {
+      o->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    }
+    return c10::make_intrusive<c10d::ProcessGroupGloo>(store, e.rank, e.world_size, o);
+  }
+#ifdef TRAINBENCH_WITH_NCCL
+  if (backend == "nccl") {
+    // NCCL connects lazily, at the first collective, after every rank chose its GPU (LOCAL_RANK).
+    auto o = c10d::ProcessGroupNCCL::Options::create();
+    o->timeout = to_ms(timeout_s);
+    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, e.rank, e.world_size, o);
+  }
+#endif
+  throw InputError("backend '" + backend + "' is not available in this build");
+}
+
+}  // namespace trainbench::dist
