@@ -17,8 +17,8 @@ namespace trainbench {
 // When is a layer flagged? Only layers with counted FLOPs that take at least `min_share` of the step.
 struct FlagRule {
   double min_share = 0.02;          // of the measured step time
-  double below_family = 0.25;       // achieved GFLOP/s under this fraction of the family's average
-  double below_peak = 0.05;         // or under this fraction of the peak (when one is known)
+  double below_family = 1.0 / 3.0;  // achieved GFLOP/s under this fraction of the family's average
+  double below_peak = 0.10;         // or under this fraction of the peak (when one is known)
 };
 
 // A layer's attribution from its op timing: count x per-call time, FLOPs, GFLOP/s, % of `peak_gflops`
