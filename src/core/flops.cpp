@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "core/op_observer.h"
+
 namespace trainbench {
 
 double conv_flops(int64_t batch, int64_t in_channels, int64_t out_channels, int64_t groups,
@@ -107,19 +109,9 @@ void on_exit(const at::RecordFunction& fn, at::ObserverContext*) {
 
 double count_flops(const std::function<void()>& fn) {
   CounterState state;
-  CounterState* previous = t_state;
-  t_state = &state;
-  auto handle = at::addThreadLocalCallback(
-      at::RecordFunctionCallback(on_enter, on_exit).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
-  try {
-    fn();
-  } catch (...) {
-    at::removeCallback(handle);
-    t_state = previous;
-    throw;
-  }
-  at::removeCallback(handle);
-  t_state = previous;
+  detail::run_observed(t_state, &state,
+                       at::RecordFunctionCallback(on_enter, on_exit).needsInputs(true).scopes({at::RecordScope::FUNCTION}),
+                       fn);
   return state.flops;
 }
 

@@ -3,6 +3,7 @@
 #include "core/statistics.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace trainbench {
@@ -73,6 +74,20 @@ bool WarmupRule::done(const Progress& p) const {
 
 WarmupRule MeasureSettings::warmup(bool gpu) const {
   return gpu ? WarmupRule::until_stable(warmup_steps, max_time_s) : WarmupRule::fixed(warmup_steps);
+}
+
+Sampled sample_until_done(const MeasureSettings& m, const std::function<double()>& one) {
+  using Clock = std::chrono::steady_clock;
+  for (long i = 0; i < m.warmup_steps; ++i) one();
+  StoppingPolicy policy = m.policy();
+  Sampled out;
+  const auto start = Clock::now();
+  while (true) {
+    out.samples.push_back(one());
+    if (policy.done({out.samples, std::chrono::duration<double>(Clock::now() - start).count()})) break;
+  }
+  out.stop_reason = policy.reason();
+  return out;
 }
 
 }  // namespace trainbench

@@ -1,5 +1,6 @@
 // Stopping rules (one small class each, as nvbench's criteria): when has a case measured enough?
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -114,5 +115,13 @@ struct MeasureSettings {
   // fixed(warmup_steps) on a CPU; until_stable(warmup_steps, max_time_s) on a GPU.
   WarmupRule warmup(bool gpu) const;
 };
+
+// Samples of one timed call: `warmup_steps` calls first (not kept), then calls until the stopping
+// policy is satisfied. `one()` runs one call and returns its seconds (it synchronises as it needs).
+struct Sampled {
+  std::vector<double> samples;
+  std::string stop_reason;
+};
+Sampled sample_until_done(const MeasureSettings& m, const std::function<double()>& one);
 
 }  // namespace trainbench

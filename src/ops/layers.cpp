@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "core/op_observer.h"
+
 namespace trainbench {
 namespace {
 
@@ -132,20 +134,11 @@ void on_exit(const at::RecordFunction& fn, at::ObserverContext*) {
 
 std::vector<LayerCall> collect_layers(const std::function<void()>& fn) {
   CollectorState state;
-  CollectorState* previous = t_state;
-  t_state = &state;
-  auto handle = at::addThreadLocalCallback(at::RecordFunctionCallback(on_enter, on_exit)
-                                               .needsInputs(true)
-                                               .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}));
-  try {
-    fn();
-  } catch (...) {
-    at::removeCallback(handle);
-    t_state = previous;
-    throw;
-  }
-  at::removeCallback(handle);
-  t_state = previous;
+  detail::run_observed(t_state, &state,
+                       at::RecordFunctionCallback(on_enter, on_exit)
+                           .needsInputs(true)
+                           .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}),
+                       fn);
   return state.layers;
 }
 

@@ -121,19 +121,12 @@ OpPhaseRecord time_phase(OpInstance& op, const OpDescriptor& d, OpPhase phase, c
     drop_grads(op.weights);
     return dt;
   };
-  for (long i = 0; i < s.measure.warmup_steps; ++i) one();
-  StoppingPolicy policy = s.measure.policy();
-  std::vector<double> samples;
-  const auto start = Clock::now();
-  while (true) {
-    samples.push_back(one());
-    if (policy.done({samples, std::chrono::duration<double>(Clock::now() - start).count()})) break;
-  }
+  Sampled sampled = sample_until_done(s.measure, one);
   OpPhaseRecord p;
   p.phase = to_string(phase);
-  p.samples_s = samples;
-  p.time_s = summarize(samples);
-  p.stop_reason = policy.reason();
+  p.samples_s = std::move(sampled.samples);
+  p.time_s = summarize(p.samples_s);
+  p.stop_reason = sampled.stop_reason;
   p.flops = d.flops(phase);
   p.achieved_gflops = p.flops > 0.0 ? p.flops / p.time_s.median / 1e9 : 0.0;
   return p;

@@ -21,21 +21,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Median seconds of `fn` under the stopping rule (each call synchronised).
-template <class F>
-double median_time(const DeviceSpec& device, const MeasureSettings& m, F&& fn) {
-  for (long i = 0; i < m.warmup_steps; ++i) fn();
+double median_time(const DeviceSpec& device, const MeasureSettings& m, const std::function<void()>& fn) {
   synchronize(device);
-  StoppingPolicy policy = m.policy();
-  std::vector<double> samples;
-  const auto start = Clock::now();
-  while (true) {
-    const auto t0 = Clock::now();
-    fn();
-    synchronize(device);
-    samples.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-    if (policy.done({samples, std::chrono::duration<double>(Clock::now() - start).count()})) break;
-  }
-  return summarize(samples).median;
+  return summarize(sample_until_done(m, [&] {
+           const auto t0 = Clock::now();
+           fn();
+           synchronize(device);
+           return std::chrono::duration<double>(Clock::now() - t0).count();
+         }).samples)
+      .median;
 }
 
 std::string one_line_error(const std::exception& e) {
