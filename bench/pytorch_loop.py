@@ -1,14 +1,55 @@
 #!/usr/bin/python3
 """The PyTorch eager training loop that trainbench is compared against: same model, batch, threads,
-loss, optimizer and step definition (zero_grad(set_to_none) + forward + cross-entropy + backward + SGD
-step), synthetic data made before timing. Prints one JSON line with the step times."""
+loss, optimizer and step definition (zero_grad(set_to_none) + forward + loss + backward + optimizer
+step), synthetic data made before timing. CNNs are torchvision's; bilstm and bert are bench/py_models.py
+(trainbench's shapes and parameter counts, Hugging Face's BertForPreTraining for bert). Prints one JSON
+line with the step times."""
 import argparse
 import json
+import os
 import sys
 import time
 
 import torch
 import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import py_models  # noqa: E402
+
+TORCHVISION_NAME = {"inception3": "inception_v3"}
+
+
+def optimizer(name, params):
+    # trainbench's learning rates (src/workloads/training.cpp).
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=0.01)
+    if name == "momentum":
+        return torch.optim.SGD(params, lr=0.01, momentum=0.9)
+    if name == "adam":
+        return torch.optim.Adam(params, lr=1e-4)
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=1e-4, weight_decay=0.01)
+    raise ValueError(f"unknown optimizer {name}")
+
+
+def cnn(name, batch, layout):
+    name = TORCHVISION_NAME.get(name, name)
+    kwargs = {"aux_logits": False, "init_weights": False} if name in ("inception_v3", "googlenet") else {}
+    model = getattr(torchvision.models, name)(**kwargs)
+    size = 299 if name == "inception_v3" else 224
+    x = torch.randn(batch, 3, size, size)
+    y = torch.randint(0, 1000, (batch,))
+    if layout == "nhwc":
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
+    return model, lambda: torch.nn.functional.cross_entropy(model(x), y)
+
+
+def sequence_model(name, batch, params):
+    ints = {k: int(v) for k, v in params.items()}
+    model = py_models.bert_pretraining(**ints) if name == "bert" else py_models.bilstm(**ints)
+    data = model.synthetic_batch(batch, model.seq)
+    return model, lambda: model.loss(*data)
 
 
 def main() -> int:
@@ -19,25 +60,23 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--layout", choices=["nchw", "nhwc"], default="nchw")
+    p.add_argument("--optimizer", default="sgd")
+    p.add_argument("--set", action="append", default=[], help="key=value, as trainbench's --set")
     a = p.parse_args()
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    kwargs = {"aux_logits": False, "init_weights": False} if a.model in ("inception_v3", "googlenet") else {}
-    model = getattr(torchvision.models, a.model)(**kwargs)
-    size = 299 if a.model == "inception_v3" else 224
-    x = torch.randn(a.batch, 3, size, size)
-    y = torch.randint(0, 1000, (a.batch,))
-    if a.layout == "nhwc":
-        model = model.to(memory_format=torch.channels_last)
-        x = x.contiguous(memory_format=torch.channels_last)
+    params = dict(kv.split("=", 1) for kv in a.set)
+    if a.model in ("bert", "bilstm"):
+        model, loss_of_step = sequence_model(a.model, a.batch, params)
+    else:
+        model, loss_of_step = cnn(a.model, a.batch, a.layout)
     model.train()
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    opt = optimizer(a.optimizer, model.parameters())
 
     def step() -> None:
         opt.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
+        loss_of_step().backward()
         opt.step()
 
     for _ in range(a.warmup):

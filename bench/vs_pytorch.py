@@ -1,12 +1,21 @@
 #!/usr/bin/python3
 """trainbench against an equivalent PyTorch eager loop on the same LibTorch (Debian python3-torch).
 
-For each model: runs trainbench and the Python loop alternately (ROUNDS times each, so clock drift
-hits both alike), takes each side's best median step time, and prints the ratio
-trainbench throughput / PyTorch throughput. Also reports trainbench's harness time: the share of the
-case's wall time (child start to record) spent outside the warm-up and timed steps.
+Fair by construction: the same architecture (torchvision's CNNs; for bilstm and bert the models in
+bench/py_models.py, built to trainbench's exact shapes and parameter counts), batch, threads, loss,
+optimizer and step definition, synthetic data made before timing, and the same allocator behaviour on
+both sides. Each workload is measured twice:
 
-Usage: bench/vs_pytorch.py [--build build] [--models resnet50,mobilenet_v2] [--batch 16] [--threads N]
+* "tuned": trainbench with its default mallopt settings (no mmap, no trim, 64 MiB top pad) and Python
+  with the same settings given to glibc through GLIBC_TUNABLES;
+* "system": trainbench with --system-allocator and Python with glibc's defaults.
+
+The four runs of a round alternate (trainbench tuned, PyTorch tuned, trainbench system, PyTorch
+system), ROUNDS rounds, so drift hits every side alike; each side's best median step time counts. The
+ratio is trainbench throughput / PyTorch throughput. The harness column is the share of trainbench's
+case wall time (child start to record) spent outside the warm-up and timed steps.
+
+Usage: bench/vs_pytorch.py [--build build] [--workloads resnet50,bilstm_b8,...] [--threads N] [--rounds R]
 """
 import argparse
 import json
@@ -17,64 +26,95 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TORCHVISION_NAME = {"inception3": "inception_v3"}
+
+# name -> (trainbench model, --set values, batch, layout, optimizer)
+WORKLOADS = {
+    "resnet50": ("resnet50", {}, 16, "nchw", "sgd"),
+    "mobilenet_v2": ("mobilenet_v2", {}, 16, "nchw", "sgd"),
+    "mobilenet_v2_nhwc": ("mobilenet_v2", {}, 16, "nhwc", "sgd"),
+    "bilstm_b8": ("bilstm", {}, 8, "nchw", "sgd"),
+    "bilstm_b64": ("bilstm", {}, 64, "nchw", "sgd"),
+    "bert_s128_b4": ("bert", {"seq": "128"}, 4, "nchw", "adamw"),
+}
+DEFAULT = "resnet50,mobilenet_v2,mobilenet_v2_nhwc,bilstm_b8,bilstm_b64,bert_s128_b4"
+
+# trainbench's prepare_child_process: mallopt(M_MMAP_MAX, 0), mallopt(M_TRIM_THRESHOLD, -1) (the largest
+# size), mallopt(M_TOP_PAD, 64 MiB). The same three settings as glibc tunables for the Python process.
+TUNED_GLIBC = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=18446744073709551615:glibc.malloc.top_pad=67108864"
 
 
-def run_trainbench(exe, model, batch, threads, warmup, steps, layout, extra):
+def run_trainbench(exe, workload, threads, warmup, steps, system_allocator):
+    model, params, batch, layout, optimizer = WORKLOADS[workload]
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.json")
-        cmd = [exe, "run", "--case", f"{model}:b{batch}:fp32:{layout}:t{threads}:cpu", "--warmup", str(warmup),
-               "--min-steps", str(steps), "--max-steps", str(steps), "--min-time", "0", "--max-time", "100000",
-               "--format", "json", "-o", out] + extra
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cmd = [exe, "run", "--model", model, "--batch", str(batch), "--layout", layout, "--optimizer", optimizer,
+               "--threads", str(threads), "--warmup", str(warmup), "--min-steps", str(steps), "--max-steps", str(steps),
+               "--min-time", "0", "--max-time", "100000", "--format", "json", "-o", out]
+        for k, v in params.items():
+            cmd += ["--set", f"{k}={v}"]
+        if system_allocator:
+            cmd.append("--system-allocator")
+        env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
         with open(out) as f:
             b = json.load(f)["benchmarks"][0]
     if b["status"] != "ok":
-        raise RuntimeError(f"trainbench case failed: {b['error']}")
+        raise RuntimeError(f"trainbench case {b['name']} failed: {b['error']}")
     return b
 
 
-def run_pytorch(model, batch, threads, warmup, steps, layout):
-    cmd = ["/usr/bin/python3", os.path.join(HERE, "pytorch_loop.py"), "--model", TORCHVISION_NAME.get(model, model),
-           "--batch", str(batch), "--threads", str(threads), "--warmup", str(warmup), "--steps", str(steps),
-           "--layout", layout]
-    res = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True)
+def run_pytorch(workload, threads, warmup, steps, tuned):
+    model, params, batch, layout, optimizer = WORKLOADS[workload]
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "pytorch_loop.py"), "--model", model, "--batch", str(batch),
+           "--threads", str(threads), "--warmup", str(warmup), "--steps", str(steps), "--layout", layout,
+           "--optimizer", optimizer]
+    for k, v in params.items():
+        cmd += ["--set", f"{k}={v}"]
+    env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+    if tuned:
+        env["GLIBC_TUNABLES"] = TUNED_GLIBC
+    res = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=env)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    p.add_argument("--models", default="resnet50,mobilenet_v2")
-    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--workloads", default=DEFAULT, help="comma list of: " + ",".join(WORKLOADS))
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--layout", default="nchw")
-    p.add_argument("--system-allocator", action="store_true", help="run trainbench with glibc malloc untuned")
     a = p.parse_args()
     exe = os.path.join(a.build, "trainbench")
-    extra = ["--system-allocator"] if a.system_allocator else []
+    names = a.workloads.split(",")
+    for n in names:
+        if n not in WORKLOADS:
+            print(f"vs_pytorch: unknown workload '{n}' (one of {', '.join(WORKLOADS)})", file=sys.stderr)
+            return 2
 
-    print(f"batch {a.batch}, {a.threads} threads, layout {a.layout}, {a.warmup} warm-up + {a.steps} timed steps, "
-          f"best of {a.rounds} alternating rounds{', trainbench with system allocator' if extra else ''}")
-    print(f"{'model':<14} {'trainbench img/s':>17} {'pytorch img/s':>14} {'ratio':>6} {'harness %':>10}")
-    worst_ratio = None
-    for model in a.models.split(","):
-        tb_medians, py_medians, harness = [], [], []
+    print(f"{a.threads} threads, {a.warmup} warm-up + {a.steps} timed steps, best of {a.rounds} alternating rounds; "
+          "ratio = trainbench / PyTorch eager throughput")
+    print(f"{'workload':<18} {'unit':<12} {'tb tuned':>9} {'py tuned':>9} {'ratio':>6} "
+          f"{'tb system':>10} {'py system':>10} {'ratio':>6} {'harness %':>10}")
+    for name in names:
+        batch = WORKLOADS[name][2]
+        med = {("tb", True): [], ("py", True): [], ("tb", False): [], ("py", False): []}
+        harness, unit = [], ""
         for _ in range(a.rounds):
-            b = run_trainbench(exe, model, a.batch, a.threads, a.warmup, a.steps, a.layout, extra)
-            tb_medians.append(b["step_time_s"]["median"])
-            stepped = sum(b["samples_s"]) + b.get("warmup_time_s", 0.0)
-            harness.append(100.0 * (b["wall_time_s"] - stepped) / b["wall_time_s"])
-            py = run_pytorch(model, a.batch, a.threads, a.warmup, a.steps, a.layout)
-            py_medians.append(statistics.median(py["samples_s"]))
-        tb = a.batch / min(tb_medians)
-        pt = a.batch / min(py_medians)
-        ratio = tb / pt
-        worst_ratio = ratio if worst_ratio is None else min(worst_ratio, ratio)
-        print(f"{model:<14} {tb:>17.2f} {pt:>14.2f} {ratio:>6.3f} {min(harness):>9.1f}%")
+            for tuned in (True, False):
+                b = run_trainbench(exe, name, a.threads, a.warmup, a.steps, system_allocator=not tuned)
+                unit = b["unit"]
+                med[("tb", tuned)].append(b["step_time_s"]["median"])
+                stepped = sum(b["samples_s"]) + b.get("warmup_time_s", 0.0)
+                harness.append(100.0 * (b["wall_time_s"] - stepped) / b["wall_time_s"])
+                py = run_pytorch(name, a.threads, a.warmup, a.steps, tuned)
+                med[("py", tuned)].append(statistics.median(py["samples_s"]))
+        thr = {k: batch / min(v) for k, v in med.items()}
+        r_t = thr[("tb", True)] / thr[("py", True)]
+        r_s = thr[("tb", False)] / thr[("py", False)]
+        print(f"{name:<18} {unit:<12} {thr[('tb', True)]:>9.2f} {thr[('py', True)]:>9.2f} {r_t:>6.3f} "
+              f"{thr[('tb', False)]:>10.2f} {thr[('py', False)]:>10.2f} {r_s:>6.3f} {min(harness):>9.1f}%", flush=True)
     return 0
 
 

@@ -2,6 +2,8 @@
 // journal, and the printers.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <unistd.h>
 
 #include <cmath>
@@ -88,6 +90,10 @@ Record sample_record() {
   r.wall_time_s = 12.75;
   r.warmup_time_s = 1.5;
   r.tokens_per_s = 2500.0;
+  r.step_time_s.median_noise = 0.0175;
+  r.step_time_s.lag1_autocorrelation = 0.31;
+  r.noise_target = 0.01;
+  r.noise_target_met = false;
   return r;
 }
 
@@ -156,6 +162,12 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_DOUBLE_EQ(a.step_time_s.max, b.step_time_s.max);
   EXPECT_DOUBLE_EQ(a.step_time_s.jitter, b.step_time_s.jitter);
   EXPECT_EQ(a.step_time_s.n, b.step_time_s.n);
+  // Not measured is NaN (null in JSON) on both sides.
+  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  EXPECT_TRUE(same(a.step_time_s.median_noise, b.step_time_s.median_noise));
+  EXPECT_TRUE(same(a.step_time_s.lag1_autocorrelation, b.step_time_s.lag1_autocorrelation));
+  EXPECT_TRUE(same(a.noise_target, b.noise_target));
+  EXPECT_EQ(a.noise_target_met, b.noise_target_met);
   EXPECT_EQ(a.samples_s, b.samples_s);
   EXPECT_EQ(a.warmup_steps, b.warmup_steps);
   EXPECT_EQ(a.stop_reason, b.stop_reason);
@@ -357,10 +369,21 @@ TEST(Context, CollectsThisMachine) {
   EXPECT_EQ(c.build, "cpu");
   EXPECT_FALSE(c.cudnn_version.has_value());
 #endif
-  // LibTorch links a BLAS dynamically on Debian; where one is mapped it must be named consistently.
-  if (c.blas_library) {
-    EXPECT_EQ(c.blas_kind, detail::blas_kind_of(*c.blas_library));
-    EXPECT_TRUE(fs::exists(*c.blas_library)) << *c.blas_library;
+  // LibTorch links libblas.so.3 dynamically on Debian, and the alternatives system picks which one: the
+  // library mapped must be the symlink's target, and its kind follows from Debian's folder for it.
+  const fs::path alternative = "/usr/lib/x86_64-linux-gnu/libblas.so.3";
+  if (fs::exists(alternative)) {
+    ASSERT_TRUE(c.blas_library.has_value()) << "libblas.so.3 is installed but no BLAS was found mapped";
+    const fs::path target = fs::canonical(alternative);
+    EXPECT_EQ(fs::canonical(*c.blas_library), target);
+    const std::map<std::string, std::string> kind_by_folder = {
+        {"openblas-pthread", "openblas"}, {"openblas-openmp", "openblas"}, {"openblas-serial", "openblas"},
+        {"blis-pthread", "blis"},         {"blis-openmp", "blis"},         {"blis-serial", "blis"},
+        {"atlas", "atlas"},               {"blas", "reference"}};
+    const auto it = kind_by_folder.find(target.parent_path().filename().string());
+    if (it != kind_by_folder.end()) {
+      EXPECT_EQ(c.blas_kind, it->second) << target;
+    }
   }
   // And it survives JSON.
   EXPECT_EQ(to_json(context_from_json(to_json(c))), to_json(c));
@@ -426,9 +449,11 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
                                    "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
-                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist"}));
+                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist", "noise_target",
+                                   "noise_target_met"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
-            (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
+            (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n", "median_noise",
+                                   "lag1_autocorrelation"}));
   // The fixture uses the same keys, so it documents the schema as written.
   const auto fixture = nlohmann::json::parse(read_text(kFixture));
   EXPECT_EQ(keys_of(fixture["context"]), keys_of(j["context"]));
@@ -708,6 +733,41 @@ TEST(Printer, TableShowsDashForOomAndReasonForError) {
   const auto ok_prefix = ok_row.substr(0, ok_row.rfind("ok"));
   EXPECT_EQ(detail::display_width(ok_prefix), status_at) << table;
   EXPECT_EQ(detail::display_width(oom_row.substr(0, oom_row.rfind("oom"))), status_at) << table;
+}
+
+TEST(Printer, RowsThatMissedTheNoiseTargetAreMarkedWithAFooter) {
+  const ResultsFile f = read_results(kFixture);
+  Record met = f.benchmarks[0];
+  met.noise_target = 0.02;
+  met.noise_target_met = true;
+  Record missed = met;
+  missed.name = "resnet50:b64:fp32:nchw:cpu";
+  missed.noise_target_met = false;
+  missed.stop_reason = "max_time";
+  // The fixture's steps: jitter 0.0296 s, median 2.56 s, n 5 -> noise 1.2533 * 0.0296 / sqrt(5) / 2.56 = 0.648%.
+  const std::string met_row = table_row(met);
+  EXPECT_NE(met_row.find("0.648%"), std::string::npos) << met_row;
+  EXPECT_EQ(met_row.find("0.648%!"), std::string::npos) << met_row;
+  EXPECT_NE(table_row(missed).find("0.648%!"), std::string::npos) << table_row(missed);
+
+  EXPECT_EQ(noise_footer({met, f.benchmarks[1]}), "") << "nothing missed, no footer";
+  const std::string table = print_table({met, missed, f.benchmarks[1]});
+  EXPECT_NE(table.find("! 1 of 3 row(s) stopped on a limit before the median's noise reached the 2% target: raise "
+                       "--max-time"),
+            std::string::npos)
+      << table;
+  Record by_steps = missed;
+  by_steps.stop_reason = "max_steps";
+  EXPECT_NE(noise_footer({missed, by_steps}).find("raise --max-time or raise --max-steps"), std::string::npos);
+  EXPECT_NE(print_markdown({missed}).find("\n! 1 of 1 row(s)"), std::string::npos);
+  // Old files (no field) and failed rows are never marked.
+  Record old = met;
+  old.noise_target_met.reset();
+  EXPECT_EQ(table_row(old).find("%!"), std::string::npos);
+
+  const std::string csv = print_csv({missed});
+  EXPECT_NE(csv.find(",noise_target,noise_target_met\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",0.02,false\n"), std::string::npos) << csv;
 }
 
 TEST(Printer, TableWithContextStartsWithTheMachine) {

@@ -37,6 +37,7 @@ int cmd_explain(ExplainOptions o) {
 
   ResultsFile results;
   results.context = collect_context(configure_threads(c.threads), c.device.str());
+  results.context.cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
   results.context.peak = find_cached_peak(c.device.str(), results.context.device_name, results.context.threads,
                                           results.context.libtorch_version);
   install_interrupt_handlers();
@@ -59,7 +60,8 @@ int cmd_explain(ExplainOptions o) {
   s.op_measure.min_time_s = o.op_min_time_s;
   s.peak_gflops = results.context.peak ? results.context.peak->peak_for(c.precision) : NAN;
   s.try_alternatives = !o.no_alternatives;
-  prepare_in_process(c.device, c.threads);
+  // The layers are timed with the allocator setting the whole step ran with: they are compared with it.
+  prepare_in_process(c.device, c.threads, !o.measure.system_allocator);
   const bool tty = isatty(STDERR_FILENO) != 0;
   results.explain = explain_case(s, step, [&](size_t i, size_t n, const std::string& what) {
     const std::string line = i < n ? fmt::format("[layer {} of {}] {}", i + 1, n, what) : "[alternative] " + what;

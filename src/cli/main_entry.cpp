@@ -162,6 +162,8 @@ int main_entry(int argc, char** argv) {
   op_cmd->add_option("--threads", op.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
   op_cmd->add_option("--min-time", op.min_time_s, "Seconds to measure each phase at least")->check(CLI::NonNegativeNumber);
   op_cmd->add_option("--max-time", op.max_time_s, "Seconds to measure each phase at most")->check(CLI::PositiveNumber);
+  op_cmd->add_flag("--system-allocator", op.system_allocator,
+                   "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
   op_cmd->add_option("--output,-o", op.output, "Results file (default: results/op-<time>.json)");
   op_cmd->add_option("--format,-f", op.format, "table or json");
 

@@ -40,11 +40,13 @@ std::vector<std::string> checked_list(const std::string& text, const std::string
   return values;
 }
 
-int prepare_in_process(const DeviceSpec& device, int threads) {
+int prepare_in_process(const DeviceSpec& device, int threads, bool tune_allocator) {
   Case proxy;
   proxy.device = device;
   proxy.threads = threads;
-  return prepare_child_process(proxy, ChildSettings{});
+  ChildSettings s;
+  s.tune_allocator = tune_allocator;
+  return prepare_child_process(proxy, s);
 }
 
 void add_percent_of_peak(Record& r, const Context& context) {
@@ -93,9 +95,10 @@ int cmd_op(const OpOptions& o) {
   const std::string output = o.output.empty() ? default_output_path("op") : o.output;
   check_writable(output);
 
-  const int threads = prepare_in_process(device, o.threads);
+  const int threads = prepare_in_process(device, o.threads, !o.system_allocator);
   ResultsFile results;
   results.context = collect_context(threads, device.str());
+  results.context.cpu_allocator = o.system_allocator ? "system" : "tuned";
   results.context.peak = find_cached_peak(device.str(), results.context.device_name, threads, results.context.libtorch_version);
   OpSettings s;
   s.device = device;

@@ -12,16 +12,20 @@
 
 namespace trainbench::cli {
 
+// Every case child is killed after this long unless --timeout says otherwise (0: never).
+constexpr double kDefaultCaseTimeoutS = 900.0;
+
 // Measurement flags (--warmup, --min-steps, --min-time, --max-time, --max-noise, --timeout, --memory-limit,
 // --system-allocator, --tf32).
+// Defaults come from MeasureSettings (core/stopping.h), the one place they are written.
 struct MeasureFlags {
-  long warmup = 2;
-  long min_steps = 5;
-  long max_steps = 100000;
-  double min_time_s = 2.0;
-  double max_time_s = 60.0;
-  double max_noise_pct = 2.0;
-  double timeout_s = 900.0;
+  long warmup = MeasureSettings{}.warmup_steps;
+  long min_steps = MeasureSettings{}.min_steps;
+  long max_steps = MeasureSettings{}.max_steps;
+  double min_time_s = MeasureSettings{}.min_time_s;
+  double max_time_s = MeasureSettings{}.max_time_s;
+  double max_noise_pct = 100.0 * MeasureSettings{}.max_noise;
+  double timeout_s = kDefaultCaseTimeoutS;
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
   bool system_allocator = false;
   std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)
@@ -100,6 +104,7 @@ struct OpOptions {
   int threads = 0;
   double min_time_s = 0.2;  // per phase
   double max_time_s = 5.0;
+  bool system_allocator = false;  // as run's --system-allocator
   std::string output;
   std::string format = "table";  // table | json
 };
@@ -160,7 +165,8 @@ std::vector<std::string> checked_list(const std::string& text, const std::string
                                       const std::vector<std::string>& allowed);
 // Prepares this process to measure in-process as a case child does (threads, allocator, warm pools).
 // Returns the thread count in effect.
-int prepare_in_process(const DeviceSpec& device, int threads);
+// `tune_allocator`: as a case's child does unless --system-allocator (docs/methodology.md).
+int prepare_in_process(const DeviceSpec& device, int threads, bool tune_allocator);
 
 int cmd_op(const OpOptions& o);
 int cmd_peak(const PeakOptions& o);

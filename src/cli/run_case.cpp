@@ -24,10 +24,8 @@ Record measure_dist(const Case& c, const ChildSettings& settings, const DistFlag
   try {
     dist::StorePtr store = dist::connect_store(e, false, flags.timeout_s);
     comm = dist::make_comm(dist::prefixed("trainbench/case/" + key + "/pg/", store), e, backend, flags.timeout_s);
-  } catch (const c10::Error& ex) {
-    return failed_record(c, "process group (" + backend + "): " + first_line(ex.what_without_backtrace()));
-  } catch (const std::exception& ex) {
-    return failed_record(c, "process group (" + backend + "): " + first_line(ex.what()));
+  } catch (...) {
+    return failed_record(c, "process group (" + backend + "): " + current_failure().line);
   }
   prepare_child_process(c, settings);
   return dist::measure_dist_case(c, settings.measure, comm, e, backend, flags.bucket_bytes());

@@ -34,13 +34,31 @@ Summary summarize(const std::vector<double>& samples) {
   deviations.reserve(samples.size());
   for (double x : samples) deviations.push_back(std::fabs(x - s.median));
   s.jitter = 1.4826 * median_of(std::move(deviations));
+  s.median_noise = relative_noise_of_median(s);
+  s.lag1_autocorrelation = lag1_autocorrelation(samples);
   return s;
+}
+
+double lag1_autocorrelation(const std::vector<double>& samples) {
+  const size_t n = samples.size();
+  if (n < 3) return NAN;
+  const double mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
+  double num = 0.0, den = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const double d = samples[i] - mean;
+    den += d * d;
+    if (i + 1 < n) num += d * (samples[i + 1] - mean);
+  }
+  return den > 0.0 ? num / den : NAN;
 }
 
 double relative_noise_of_median(const std::vector<double>& samples) {
   if (samples.size() < 2) return INFINITY;
-  const Summary s = summarize(samples);
-  if (s.median <= 0.0) return INFINITY;
+  return summarize(samples).median_noise;
+}
+
+double relative_noise_of_median(const Summary& s) {
+  if (s.n < 2 || s.median <= 0.0) return INFINITY;
   // Asymptotic standard error of the median of a normal sample is sqrt(pi/2) * sigma / sqrt(n);
   // the MAD-based sigma keeps one outlier step from dominating the rule.
   const double sigma = s.jitter > 0.0 ? s.jitter : s.stddev;

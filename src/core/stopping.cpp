@@ -10,6 +10,11 @@ namespace trainbench {
 
 bool MaxNoise::satisfied(const Progress& p) const { return relative_noise_of_median(p.samples) <= max_; }
 
+StoppingPolicy& StoppingPolicy::floor(std::unique_ptr<StoppingRule> rule) {
+  floors_.push_back(std::move(rule));
+  return *this;
+}
+
 StoppingPolicy& StoppingPolicy::require(std::unique_ptr<StoppingRule> rule) {
   requirements_.push_back(std::move(rule));
   return *this;
@@ -21,6 +26,9 @@ StoppingPolicy& StoppingPolicy::limit(std::unique_ptr<StoppingRule> rule) {
 }
 
 bool StoppingPolicy::done(const Progress& p) {
+  for (const auto& f : floors_) {
+    if (!f->satisfied(p)) return false;
+  }
   for (const auto& l : limits_) {
     if (l->satisfied(p)) {
       reason_ = l->name();
@@ -36,7 +44,7 @@ bool StoppingPolicy::done(const Progress& p) {
 
 StoppingPolicy MeasureSettings::policy() const {
   StoppingPolicy p;
-  p.require(std::make_unique<MinSteps>(min_steps))
+  p.floor(std::make_unique<MinSteps>(min_steps))
       .require(std::make_unique<MinTime>(min_time_s))
       .require(std::make_unique<MaxNoise>(max_noise))
       .limit(std::make_unique<MaxTime>(max_time_s))
@@ -44,9 +52,10 @@ StoppingPolicy MeasureSettings::policy() const {
   return p;
 }
 
-WarmupRule WarmupRule::fixed(long steps) {
+WarmupRule WarmupRule::fixed(long steps, double max_time_s) {
   WarmupRule r;
   r.min_steps_ = r.max_steps_ = steps;
+  r.max_time_s_ = max_time_s;
   return r;
 }
 
@@ -63,6 +72,7 @@ WarmupRule WarmupRule::until_stable(long min_steps, double max_time_s, long wind
 
 bool WarmupRule::done(const Progress& p) const {
   const long n = static_cast<long>(p.samples.size());
+  if (n >= 1 && max_time_s_ > 0 && p.elapsed_s >= max_time_s_) return true;
   if (n < min_steps_) return false;
   if (window_ == 0 || n >= max_steps_ || (max_time_s_ > 0 && p.elapsed_s >= max_time_s_)) return true;
   if (n < window_) return false;
@@ -73,12 +83,19 @@ bool WarmupRule::done(const Progress& p) const {
 }
 
 WarmupRule MeasureSettings::warmup(bool gpu) const {
-  return gpu ? WarmupRule::until_stable(warmup_steps, max_time_s) : WarmupRule::fixed(warmup_steps);
+  return gpu ? WarmupRule::until_stable(warmup_steps, max_time_s) : WarmupRule::fixed(warmup_steps, max_time_s);
 }
+
+bool MeasureSettings::noise_target_met(const Summary& s) const { return relative_noise_of_median(s) <= max_noise; }
 
 Sampled sample_until_done(const MeasureSettings& m, const std::function<double()>& one) {
   using Clock = std::chrono::steady_clock;
-  for (long i = 0; i < m.warmup_steps; ++i) one();
+  {
+    const WarmupRule warmup = m.warmup(false);
+    std::vector<double> warm;
+    const auto warm_start = Clock::now();
+    while (!warmup.done({warm, std::chrono::duration<double>(Clock::now() - warm_start).count()})) warm.push_back(one());
+  }
   StoppingPolicy policy = m.policy();
   Sampled out;
   const auto start = Clock::now();

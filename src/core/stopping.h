@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/statistics.h"
+
 namespace trainbench {
 
 // What the measuring loop has so far: the step samples (seconds) and the time spent measuring.
@@ -67,9 +69,12 @@ class MaxSteps final : public StoppingRule {
   long n_;
 };
 
-// Stop when every requirement holds (min steps, min time, noise), or as soon as any limit fires (max time).
+// Stop when every requirement holds (min steps, min time, noise), or as soon as any limit fires (max
+// time, max steps) once every floor holds. A floor (min steps) is a requirement no limit can cut: a
+// median of two steps is no measurement, so only the runner's --timeout ends a case below it.
 class StoppingPolicy {
  public:
+  StoppingPolicy& floor(std::unique_ptr<StoppingRule> rule);
   StoppingPolicy& require(std::unique_ptr<StoppingRule> rule);
   StoppingPolicy& limit(std::unique_ptr<StoppingRule> rule);
   // Returns true when measuring should stop; reason() then names why.
@@ -77,6 +82,7 @@ class StoppingPolicy {
   const std::string& reason() const { return reason_; }
 
  private:
+  std::vector<std::unique_ptr<StoppingRule>> floors_;
   std::vector<std::unique_ptr<StoppingRule>> requirements_;
   std::vector<std::unique_ptr<StoppingRule>> limits_;
   std::string reason_;
@@ -86,10 +92,11 @@ class StoppingPolicy {
 // for). On a GPU at least `min_steps` and then until the last `window` step times all lie within
 // `tolerance` of their median: cuDNN benchmark mode / MIOpen find time every algorithm on the first
 // step of each new shape, the caching allocator grows, the clocks ramp up. A limit of `max_steps` or
-// `max_time_s` ends a warm-up that never settles.
+// `max_time_s` ends a warm-up that never settles. Either kind ends after `max_time_s` (> 0) once at
+// least one step ran: a huge --warmup cannot keep a case from ever measuring.
 class WarmupRule {
  public:
-  static WarmupRule fixed(long steps);
+  static WarmupRule fixed(long steps, double max_time_s = 0.0);
   static WarmupRule until_stable(long min_steps, double max_time_s, long window = 5, double tolerance = 0.10,
                                  long max_steps = 200);
   // `p.samples` are the warm-up step times so far.
@@ -103,17 +110,21 @@ class WarmupRule {
   double max_time_s_ = 0.0;
 };
 
+// The stopping rule's settings. These defaults are the only ones: the CLI's flags start from them
+// (cli/options.h) and docs/methodology.md quotes them.
 struct MeasureSettings {
-  long warmup_steps = 3;
-  long min_steps = 5;
+  long warmup_steps = 2;
+  long min_steps = 5;        // a floor: no limit ends a case before it (only the runner's timeout)
   double min_time_s = 2.0;
-  double max_time_s = 30.0;
-  double max_noise = 0.02;  // fraction, from --max-noise PCT
+  double max_time_s = 60.0;  // a limit on measuring once min_steps holds; warm-up is bounded by it too
+  double max_noise = 0.02;   // fraction, from --max-noise PCT
   long max_steps = 100000;
 
   StoppingPolicy policy() const;
-  // fixed(warmup_steps) on a CPU; until_stable(warmup_steps, max_time_s) on a GPU.
+  // fixed(warmup_steps, max_time_s) on a CPU; until_stable(warmup_steps, max_time_s) on a GPU.
   WarmupRule warmup(bool gpu) const;
+  // True when `s` (the measured steps' summary) meets the noise target.
+  bool noise_target_met(const Summary& s) const;
 };
 
 // Samples of one timed call: `warmup_steps` calls first (not kept), then calls until the stopping

@@ -10,12 +10,11 @@
 #include "core/device.h"
 #include "dist/grad_allreduce.h"
 #include "runner/measure.h"
+#include "runner/step_sampler.h"
 #include "workloads/workload.h"
 
 namespace trainbench::dist {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Element-wise maximum of `values` over all ranks. The tensors live on the case's device: NCCL
 // reduces device memory only.
@@ -45,12 +44,50 @@ std::vector<std::vector<double>> gather_all(Comm& comm, const std::vector<double
   return all;
 }
 
-std::string failure_text(const std::exception& e, Status* status) {
-  const auto* c10 = dynamic_cast<const c10::Error*>(&e);
-  const std::string what = c10 ? c10->what_without_backtrace() : e.what();
-  *status = is_out_of_memory_message(what) ? Status::oom : Status::error;
-  return first_line(what);
-}
+// Each step's view as every rank sees it: the slowest step, the longest elapsed time, and dropped when
+// any rank dropped it (its GPU clock was throttled), so all ranks keep and stop on the same steps.
+class RankAgreement final : public StepAgreement {
+ public:
+  RankAgreement(Comm& comm, const torch::Device& dev) : comm_(comm), dev_(dev) {}
+  StepView agree(const StepView& mine) override {
+    const auto a = max_over_ranks(comm_, {mine.step_s, mine.elapsed_s, mine.kept ? 0.0 : 1.0}, dev_);
+    return {a[0], a[1], a[2] == 0.0};
+  }
+  void before_measuring() override { comm_.barrier()->wait(); }  // start the clocks together
+
+ private:
+  Comm& comm_;
+  torch::Device dev_;
+};
+
+// What each rank sends rank 0 at the end of a case; gathered as one vector of doubles per rank.
+struct RankStats {
+  double median_step_s = 0.0;
+  double step_sum_s = 0.0;       // the kept steps together
+  double exposed_sum_s = 0.0;    // time backward waited for all-reduces, over the kept steps
+  double in_flight_sum_s = 0.0;  // time with an all-reduce in flight, over the kept steps (NaN: not measured)
+  bool loss_finite = true;
+  double params_checksum = 0.0;  // the replicas must still be one model
+  std::vector<double> steps_s;   // this rank's kept step times, in order
+
+  std::vector<double> pack() const {
+    std::vector<double> v = {median_step_s, step_sum_s, exposed_sum_s, in_flight_sum_s, loss_finite ? 1.0 : 0.0,
+                             params_checksum};
+    v.insert(v.end(), steps_s.begin(), steps_s.end());
+    return v;
+  }
+  static RankStats unpack(const std::vector<double>& v) {
+    RankStats s;
+    s.median_step_s = v.at(0);
+    s.step_sum_s = v.at(1);
+    s.exposed_sum_s = v.at(2);
+    s.in_flight_sum_s = v.at(3);
+    s.loss_finite = v.at(4) != 0.0;
+    s.params_checksum = v.at(5);
+    s.steps_s.assign(v.begin() + 6, v.end());
+    return s;
+  }
+};
 
 }  // namespace
 
@@ -81,11 +118,10 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     reset_peak_memory(local.device);
     w = make_workload(local);
     if (w->trainable_parameters().empty()) throw std::invalid_argument("this workload cannot train data-parallel");
-  } catch (const std::bad_alloc&) {
-    setup_status = Status::oom;
-    setup_error = "out of memory (std::bad_alloc)";
-  } catch (const std::exception& ex) {
-    setup_error = failure_text(ex, &setup_status);
+  } catch (...) {
+    const Failure f = current_failure();
+    setup_status = status_of(f);
+    setup_error = f.line;
   }
   try {
     const double failed = max_over_ranks(*comm, {setup_error.empty() ? 0.0 : 1.0}, dev)[0];
@@ -102,51 +138,27 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     reducer = std::make_unique<GradientAllreducer>(comm, w->trainable_parameters(), bucket_bytes);
     w->set_gradient_sync(reducer.get());
 
-    const auto warm_start = Clock::now();
-    for (long i = 0; i < m.warmup_steps; ++i) w->step();
-    synchronize(local.device);
-    r.warmup_steps = m.warmup_steps;
-    r.warmup_time_s = std::chrono::duration<double>(Clock::now() - warm_start).count();
-    comm->barrier()->wait();  // start the clocks together
-
-    StoppingPolicy policy = m.policy();
-    std::vector<double> mine, slowest, exposed, in_flight;
-    const auto start = Clock::now();
-    while (true) {
-      const auto t0 = Clock::now();
-      w->step();
-      synchronize(local.device);
-      const auto t1 = Clock::now();
-      mine.push_back(std::chrono::duration<double>(t1 - t0).count());
-      exposed.push_back(reducer->last_exposed_s());
-      in_flight.push_back(reducer->last_comm_s());
-      // Not timed: the ranks agree on what the stopping rule sees, so all stop after the same step.
-      const auto agreed = max_over_ranks(*comm, {mine.back(), std::chrono::duration<double>(t1 - start).count()}, dev);
-      slowest.push_back(agreed[0]);
-      if (policy.done({slowest, agreed[1]})) break;
-    }
+    RankAgreement agreement(*comm, dev);
+    RankStats mine;
+    const SampledSteps sampled = sample_steps(*w, local.device, m, &agreement, [&](bool kept) {
+      if (!kept) return;
+      mine.exposed_sum_s += reducer->last_exposed_s();
+      mine.in_flight_sum_s += reducer->last_comm_s();
+    });
     w->set_gradient_sync(nullptr);
 
-    const double loss = w->last_loss();
-    const Summary own = summarize(mine);
-    double step_sum = 0.0, exposed_sum = 0.0, in_flight_sum = 0.0;  // NaN in_flight: not measured
-    for (size_t i = 0; i < mine.size(); ++i) {
-      step_sum += mine[i];
-      exposed_sum += exposed[i];
-      in_flight_sum += in_flight[i];
-    }
-    // The replicas must still be one model: every rank applied the same averaged gradients.
-    double params_checksum = 0.0;
+    mine.steps_s = sampled.own;
+    mine.median_step_s = median_of(mine.steps_s);
+    for (double t : mine.steps_s) mine.step_sum_s += t;
+    mine.loss_finite = std::isfinite(w->last_loss());
     {
       torch::NoGradGuard no_grad;
       double k = 1.0;
-      for (const auto& p : w->trainable_parameters()) params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
+      for (const auto& p : w->trainable_parameters()) mine.params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
     }
-    std::vector<double> mine_stats = {own.median, step_sum, exposed_sum, std::isfinite(loss) ? 1.0 : 0.0,
-                                      params_checksum, in_flight_sum};
-    constexpr size_t kStats = 6;  // then the step times
-    mine_stats.insert(mine_stats.end(), mine.begin(), mine.end());
-    const auto all = gather_all(*comm, mine_stats, dev);
+    // Every rank ran the same number of steps (agreement), so the packed vectors have one length.
+    std::vector<RankStats> all;
+    for (const auto& v : gather_all(*comm, mine.pack(), dev)) all.push_back(RankStats::unpack(v));
 
     DistInfo d;
     d.world_size = world;
@@ -157,44 +169,42 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     d.scaling_efficiency = std::numeric_limits<double>::quiet_NaN();
     double total_step = 0.0, total_exposed = 0.0, total_in_flight = 0.0;
     int slowest_rank = 0;
+    const double reference = all[0].params_checksum;
     for (int k = 0; k < world; ++k) {
-      const auto& s = all[static_cast<size_t>(k)];
-      if (s[3] == 0.0) throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
+      const RankStats& s = all[static_cast<size_t>(k)];
+      if (!s.loss_finite) throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
       // Bitwise equal with Gloo; a tolerance leaves room for a backend whose ranks round differently.
-      if (!(std::abs(s[4] - all[0][4]) <= 1e-6 * std::max(1.0, std::abs(all[0][4])))) {
+      if (!(std::abs(s.params_checksum - reference) <= 1e-6 * std::max(1.0, std::abs(reference)))) {
         throw std::runtime_error("the replicas diverged: rank " + std::to_string(k) + "'s parameters differ from rank 0's");
       }
-      d.rank_step_time_s.push_back(s[0]);
-      d.rank_comm_share.push_back(s[1] > 0 ? s[2] / s[1] : 0.0);
-      total_step += s[1];
-      total_exposed += s[2];
-      total_in_flight += s[5];
-      if (s[0] > all[static_cast<size_t>(slowest_rank)][0]) slowest_rank = k;
+      d.rank_step_time_s.push_back(s.median_step_s);
+      d.rank_comm_share.push_back(s.step_sum_s > 0 ? s.exposed_sum_s / s.step_sum_s : 0.0);
+      total_step += s.step_sum_s;
+      total_exposed += s.exposed_sum_s;
+      total_in_flight += s.in_flight_sum_s;
+      if (s.median_step_s > all[static_cast<size_t>(slowest_rank)].median_step_s) slowest_rank = k;
     }
     d.comm_share = total_step > 0 ? total_exposed / total_step : 0.0;
     d.comm_total_share = total_step > 0 ? total_in_flight / total_step : 0.0;
 
     // Rank 0 reports the slowest rank's steps; the others their own.
-    const auto& pick = e.rank == 0 ? all[static_cast<size_t>(slowest_rank)] : all[static_cast<size_t>(e.rank)];
-    r.samples_s.assign(pick.begin() + kStats, pick.end());
-    r.step_time_s = summarize(r.samples_s);
-    r.stop_reason = policy.reason();
+    const RankStats& pick = all[static_cast<size_t>(e.rank == 0 ? slowest_rank : e.rank)];
+    fill_timing(r, pick.steps_s, sampled, m);
+    r.tf32 = tf32_mode(local.device);
+    r.algorithm_search = algorithm_search_mode(local.device);
     const double ranks = e.rank == 0 ? static_cast<double>(world) : 1.0;
     r.throughput = ranks * static_cast<double>(w->samples_per_step()) / r.step_time_s.median;
     r.tokens_per_s = ranks * static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
     r.flops_per_step = ranks * w->flops_per_step();
     r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
-    r.peak_memory_bytes = peak_memory_bytes(local.device);
     r.dist = d;
     r.status = Status::ok;
-  } catch (const std::bad_alloc&) {
-    r.status = Status::oom;
-    r.error = "out of memory (std::bad_alloc)";
-  } catch (const std::exception& ex) {
-    r.error = failure_text(ex, &r.status);
+  } catch (...) {
+    set_failure(r, current_failure());
   }
   if (w) w->set_gradient_sync(nullptr);
-  if (r.status != Status::ok) r.peak_memory_bytes = peak_memory_bytes(local.device);
+  r.peak_memory_bytes = peak_memory_bytes(local.device);
+  r.peak_reserved_bytes = peak_reserved_bytes(local.device);
   return r;
 }
 

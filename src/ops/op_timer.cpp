@@ -169,16 +169,8 @@ OpRecord time_op(const OpDescriptor& d, const OpSettings& s) {
       r.phases.push_back(time_phase(op, d, phase, s));
     }
     r.status = Status::ok;
-  } catch (const std::bad_alloc&) {
-    r.status = Status::oom;
-    r.error = "out of memory (std::bad_alloc)";
-  } catch (const c10::Error& e) {
-    const std::string what = e.what_without_backtrace();
-    r.status = is_out_of_memory_message(what) ? Status::oom : Status::error;
-    r.error = first_line(what);
-  } catch (const std::exception& e) {
-    r.status = is_out_of_memory_message(e.what()) ? Status::oom : Status::error;
-    r.error = first_line(e.what());
+  } catch (...) {
+    set_failure(r, current_failure());
   }
   if (!r.ok()) r.phases.clear();
   return r;

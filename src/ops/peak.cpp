@@ -32,11 +32,6 @@ double median_time(const DeviceSpec& device, const MeasureSettings& m, const std
       .median;
 }
 
-std::string one_line_error(const std::exception& e) {
-  if (const auto* c = dynamic_cast<const c10::Error*>(&e)) return first_line(c->what_without_backtrace());
-  return first_line(e.what());
-}
-
 }  // namespace
 
 MeasureSettings default_peak_measure() {
@@ -70,8 +65,8 @@ PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int
       auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
       const double t = median_time(s.device, s.measure, [&] { torch::mm_out(c, a, b); });
       p.gemm_gflops[precision] = 2.0 * static_cast<double>(n) * n * n / t / 1e9;
-    } catch (const std::exception& e) {
-      p.gemm_unsupported[precision] = one_line_error(e);
+    } catch (...) {
+      p.gemm_unsupported[precision] = current_failure().line;
     }
   }
 

@@ -95,6 +95,17 @@ Cell num_cell(double x, bool ok, const std::string& suffix = "") {
   return {format_significant(x) + suffix, fmt::format("{}", x)};
 }
 
+// The median's relative noise, marked "!" with the reason as hover text when it missed the target.
+Cell median_noise_cell(const Record& r, bool spread) {
+  Cell c = num_cell(100.0 * relative_noise_of_median(r.step_time_s), spread, "%");
+  if (spread && r.noise_target_met == false) {
+    c.text += " !";
+    c.title = fmt::format("missed the {:g}% noise target: stopped by {}", 100.0 * r.noise_target,
+                          r.stop_reason);
+  }
+  return c;
+}
+
 // Every case of every run, with the noise columns and the descriptor that reruns it.
 std::string cases_table(const std::vector<ReportRun>& runs) {
   const bool with_ratio = runs.size() > 1;
@@ -109,7 +120,7 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
   std::vector<std::pair<std::string, bool>> cols = {
       {"run", false},        {"case (trainbench run --case …)", false}, {"family", false}, {"batch", true},
       {"status", false},     {"throughput", true},  {"unit", false},        {"median step", true},
-      {"jitter", true},      {"CV", true},          {"noise ±", true},      {"n", true},
+      {"jitter", true},      {"CV", true},          {"noise ±", true},      {"median noise", true}, {"n", true},
       {"stop", false},       {"GFLOP/s", true},     {"% of peak", true},    {"peak memory", true},
       {"wall", true}};
   if (with_ratio) {
@@ -137,6 +148,7 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
           num_cell(s.jitter * 1e3, spread, " ms"),
           num_cell(100.0 * s.cv(), spread, "%"),
           num_cell(100.0 * relative_noise(r), spread, "%"),
+          median_noise_cell(r, spread),
           {std::to_string(s.n), std::to_string(s.n)},
           {r.stop_reason, ""},
           num_cell(r.achieved_gflops, ok && r.achieved_gflops > 0),
@@ -214,7 +226,18 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::string& c
   body += "<div id=\"charts\"></div>\n";
   body += "<h2>All cases</h2>\n<p class=\"note\">Click a column title to sort. <i>noise ±</i> is jitter / median "
           "(1.4826 × MAD of the step times); a comparison calls a case <i>same</i> when |ratio − 1| is within "
-          "√(noise<sub>BASE</sub>² + noise<sub>OTHER</sub>²).</p>\n";
+          "√(noise<sub>BASE</sub>² + noise<sub>OTHER</sub>²). <i>median noise</i> is the standard error of the "
+          "median over the median (what <code>--max-noise</code> targets); <b>!</b> marks a case that stopped on a "
+          "limit before reaching its target.</p>\n";
+  size_t missed = 0;
+  for (const auto& run : runs)
+    for (const auto& r : run.file.benchmarks) missed += r.ok() && r.noise_target_met == false ? 1 : 0;
+  if (missed > 0) {
+    body += "<p class=\"note\">" +
+            html_escape(fmt::format("{} case(s) missed their noise target (marked !): rerun them with a larger "
+                                    "--max-time or --max-steps.", missed)) +
+            "</p>\n";
+  }
   body += cases_table(runs);
   return detail::fill_report_template(title, report_model(runs).dump(), body, chartjs);
 }

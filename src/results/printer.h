@@ -25,6 +25,10 @@ std::string print_records(Format format, const ResultsFile& file);
 std::string table_header();          // column names and a rule line, each ending in '\n'
 std::string table_row(const Record& r);  // one line ending in '\n'
 
+// One line (ending in '\n') saying how many ok rows missed their noise target and which flag would fix
+// it; "" when every row met it. The table and markdown printers end with it.
+std::string noise_footer(const std::vector<Record>& records);
+
 // `context` may be null: then no context line is printed.
 std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
 std::string print_markdown(const std::vector<Record>& records, const Context* context = nullptr);

@@ -1,5 +1,8 @@
 // The cells of one record as the table and markdown printers show them.
+#include <algorithm>
 #include <cmath>
+
+#include <fmt/format.h>
 
 #include "results/number_format.h"
 #include "results/printer.h"
@@ -49,6 +52,14 @@ std::string status_cell(const Record& r) {
 
 bool positive(double x) { return std::isfinite(x) && x > 0.0; }
 
+// The median's relative noise; "!" marks a row whose noise missed the target (see noise_footer).
+std::string noise_cell(const Record& r) {
+  const double noise = relative_noise_of_median(r.step_time_s);
+  std::string s = std::isfinite(noise) ? format_significant(noise * 100.0) + "%" : "inf";
+  if (r.noise_target_met == false) s += "!";
+  return s;
+}
+
 }  // namespace
 
 size_t display_width(const std::string& s) {
@@ -62,7 +73,7 @@ const std::vector<Column>& table_columns() {
   static const std::vector<Column> columns = {
       {"model", 20, false},      {"batch", 5, true},      {"device", 6, false}, {"precision", 9, false},
       {"layout", 6, false},      {"throughput", 16, true}, {"median ms", 9, true}, {"±jitter", 7, true},
-      {"n", 4, true},            {"GFLOP/s", 7, true},     {"%peak", 5, true},
+      {"n", 4, true},            {"noise", 7, true},      {"GFLOP/s", 7, true},     {"%peak", 5, true},
       {"peak mem", 9, true}, {"status", 0, false},
   };
   return columns;
@@ -83,12 +94,41 @@ std::vector<std::string> table_cells(const Record& r) {
   cells.push_back(measured && positive(median) ? format_significant(r.step_time_s.jitter / median * 100.0) + "%"
                                                : dash);
   cells.push_back(measured ? std::to_string(r.step_time_s.n) : dash);
+  cells.push_back(measured ? noise_cell(r) : dash);
   cells.push_back(measured && positive(r.achieved_gflops) ? format_significant(r.achieved_gflops) : dash);
   cells.push_back(measured && positive(r.percent_of_peak) ? format_significant(r.percent_of_peak) : dash);
   cells.push_back(measured && r.peak_memory_bytes > 0 ? format_bytes(r.peak_memory_bytes) : dash);
   cells.push_back(status_cell(r));
   return cells;
 }
+
+}  // namespace trainbench::detail
+
+namespace trainbench {
+
+std::string noise_footer(const std::vector<Record>& records) {
+  size_t missed = 0, by_time = 0, by_steps = 0;
+  double target = 0.0;
+  for (const auto& r : records) {
+    if (!r.ok() || r.noise_target_met != false) continue;
+    ++missed;
+    by_time += r.stop_reason == "max_time" ? 1 : 0;
+    by_steps += r.stop_reason == "max_steps" ? 1 : 0;
+    if (std::isfinite(r.noise_target)) target = std::max(target, r.noise_target);
+  }
+  if (missed == 0) return "";
+  std::string fix;
+  if (by_time > 0) fix = "raise --max-time";
+  if (by_steps > 0) fix += std::string(fix.empty() ? "" : " or ") + "raise --max-steps";
+  if (fix.empty()) fix = "measure longer";
+  return fmt::format("! {} of {} row(s) stopped on a limit before the median's noise reached the {}% target: {} "
+                     "(or accept more noise with --max-noise)\n",
+                     missed, records.size(), fmt::format("{:g}", target * 100.0), fix);
+}
+
+}  // namespace trainbench
+
+namespace trainbench::detail {
 
 std::string context_summary(const Context& c) {
   std::string s = c.device + ": " + c.device_name;

@@ -34,7 +34,7 @@ const char* const kHeader[] = {
     "step_time_min_s", "step_time_max_s", "step_time_jitter_s", "step_time_n", "warmup_steps", "warmup_time_s",
     "stop_reason", "flops_per_step", "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s",
     "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps", "loss_scale", "mean_sm_clock_mhz",
-    "throttled_samples",
+    "throttled_samples", "step_time_median_noise", "step_time_lag1_autocorrelation", "noise_target", "noise_target_met",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -60,7 +60,9 @@ std::string print_csv(const std::vector<Record>& records) {
                      num(r.flops_per_step), num(r.achieved_gflops), num(r.percent_of_peak), std::to_string(r.parameters),
                      std::to_string(r.peak_memory_bytes), num(r.wall_time_s), std::to_string(r.peak_reserved_bytes),
                      r.tf32, r.algorithm_search, std::to_string(r.skipped_steps), num(r.loss_scale),
-                     num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples)});
+                     num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples), num(s.median_noise),
+                     num(s.lag1_autocorrelation), num(r.noise_target),
+                     r.noise_target_met ? (*r.noise_target_met ? "true" : "false") : ""});
   }
   return out;
 }

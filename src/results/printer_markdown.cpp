@@ -34,7 +34,8 @@ std::string print_markdown(const std::vector<Record>& records, const Context* co
   }
   out += md_line(titles) + separator + "\n";
   for (const auto& r : records) out += md_line(detail::table_cells(r));
-  return out;
+  const std::string footer = noise_footer(records);
+  return footer.empty() ? out : out + "\n" + markdown_escape(footer.substr(0, footer.size() - 1)) + "\n";
 }
 
 }  // namespace trainbench

@@ -30,8 +30,16 @@ Status status_from_string(const std::string& s) {
 namespace detail {
 
 nlohmann::json summary_to_json(const Summary& s) {
-  return {{"median", s.median}, {"mean", s.mean}, {"stddev", s.stddev}, {"min", s.min},
-          {"max", s.max},       {"jitter", s.jitter}, {"n", s.n}};
+  auto finite_or_null = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"median", s.median},
+          {"mean", s.mean},
+          {"stddev", s.stddev},
+          {"min", s.min},
+          {"max", s.max},
+          {"jitter", s.jitter},
+          {"n", s.n},
+          {"median_noise", finite_or_null(s.median_noise)},
+          {"lag1_autocorrelation", finite_or_null(s.lag1_autocorrelation)}};
 }
 
 Summary summary_from_json(const nlohmann::json& j) {
@@ -44,6 +52,9 @@ Summary summary_from_json(const nlohmann::json& j) {
   s.max = get_double(j, "max");
   s.jitter = get_double(j, "jitter");
   s.n = get_int(j, "n");
+  // Added later: older files lack them (null: under 2 or 3 samples).
+  s.median_noise = get_double_or(j, "median_noise", std::numeric_limits<double>::quiet_NaN());
+  s.lag1_autocorrelation = get_double_or(j, "lag1_autocorrelation", std::numeric_limits<double>::quiet_NaN());
   return s;
 }
 
@@ -118,6 +129,8 @@ nlohmann::json to_json(const Record& r) {
   j["samples_s"] = r.samples_s;
   j["warmup_steps"] = r.warmup_steps;
   j["stop_reason"] = r.stop_reason;
+  j["noise_target"] = std::isfinite(r.noise_target) ? nlohmann::json(r.noise_target) : nlohmann::json(nullptr);
+  j["noise_target_met"] = r.noise_target_met ? nlohmann::json(*r.noise_target_met) : nlohmann::json(nullptr);
   j["flops_per_step"] = r.flops_per_step;
   j["achieved_gflops"] = r.achieved_gflops;
   j["percent_of_peak"] = std::isfinite(r.percent_of_peak) ? nlohmann::json(r.percent_of_peak) : nlohmann::json();
@@ -193,6 +206,8 @@ Record record_from_json(const nlohmann::json& j) {
   r.loss_scale = get_double_or(j, "loss_scale", std::numeric_limits<double>::quiet_NaN());
   r.mean_sm_clock_mhz = get_double_or(j, "mean_sm_clock_mhz", std::numeric_limits<double>::quiet_NaN());
   r.throttled_samples = get_int_or(j, "throttled_samples", 0);
+  r.noise_target = get_double_or(j, "noise_target", std::numeric_limits<double>::quiet_NaN());
+  if (j.contains("noise_target_met") && !j["noise_target_met"].is_null()) r.noise_target_met = get_bool(j, "noise_target_met");
   // Files written before data parallelism have no "dist": the case ran in one process.
   if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
   return r;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/failure.h"
 #include "core/statistics.h"
 
 namespace trainbench {
@@ -53,6 +54,11 @@ struct Record {
   long warmup_steps = 0;
   double warmup_time_s = 0.0;     // the warm-up steps together, seconds (not in the statistics)
   std::string stop_reason; // converged | max_time | max_steps
+  // The --max-noise target (fraction) and whether step_time_s.median_noise met it. A case that stopped
+  // on a limit (max_time, max_steps) may miss it: printers mark such rows. nullopt (null): not
+  // measured (failed cases, files written before the field existed).
+  double noise_target = std::numeric_limits<double>::quiet_NaN();
+  std::optional<bool> noise_target_met;
   double flops_per_step = 0.0;    // training FLOPs per step (3x forward; forward-only: 1x)
   double achieved_gflops = 0.0;   // flops_per_step / median / 1e9
   // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);
@@ -74,6 +80,14 @@ struct Record {
 
   bool ok() const { return status == Status::ok; }
 };
+
+inline Status status_of(const Failure& f) { return f.out_of_memory ? Status::oom : Status::error; }
+// A failure as `r`'s status (oom or error) and one-line error; for Record and OpRecord alike.
+template <class R>
+void set_failure(R& r, const Failure& f) {
+  r.status = status_of(f);
+  r.error = f.line;
+}
 
 // JSON both ways (record.cpp). Non-finite numbers are written as null and read back as NaN.
 nlohmann::json to_json(const Record& r);

@@ -2,11 +2,15 @@
 // time steps until the stopping policy is satisfied, and return a Record. Never prints.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "core/failure.h"
 #include "core/stopping.h"
 #include "results/record.h"
 #include "runner/case.h"
+#include "workloads/workload.h"
 
 namespace trainbench {
 
@@ -26,17 +30,14 @@ int prepare_child_process(const Case& c, const ChildSettings& s);
 // Measures `c`. Failures are values: out-of-memory gives Status::oom, anything else Status::error,
 // each with a one-line reason.
 Record measure_case(const Case& c, const MeasureSettings& m);
+// measure_case with the workload built by `build` (tests inject workloads that fail in given ways).
+Record measure_workload(const Case& c, const MeasureSettings& m,
+                        const std::function<std::unique_ptr<Workload>()>& build);
 
 // A Record with the case's fields filled in and nothing measured yet (status error until set).
 Record case_record(const Case& c);
 
 // The Record of a case that produced none: status error with `why`.
 Record failed_record(const Case& c, const std::string& why);
-
-// Classifies an exception message: true when it reports an allocation failure (CPU or GPU).
-bool is_out_of_memory_message(const std::string& what);
-
-// The first line of an exception message, without LibTorch's backtrace.
-std::string first_line(const std::string& what);
 
 }  // namespace trainbench

@@ -1,0 +1,59 @@
+// The one step sampler every measured path calls: a case in one process (runner/measure.cpp), one
+// rank of a data-parallel case (dist/dist_measure.cpp) and explain's whole step (through measure_case).
+// It owns the warm-up rule, the GPU clock filter and the stopping policy, and turns the samples into
+// the Record's timing fields. A new per-step measurement is added here once. Never prints.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+#include "core/gpu_clock.h"
+#include "core/stopping.h"
+#include "results/record.h"
+#include "workloads/workload.h"
+
+namespace trainbench {
+
+// What one step looked like to this process, and, after agreement, to every process of the case.
+struct StepView {
+  double step_s = 0.0;     // the step's time
+  double elapsed_s = 0.0;  // time since the phase (warm-up or measuring) began
+  bool kept = true;        // false: dropped (the GPU clock was throttled during it)
+};
+
+// Data-parallel ranks must run the same number of steps: after each step, outside the timed region,
+// they agree on one view (the slowest step, the longest elapsed time, dropped if any rank dropped it)
+// and every rank's warm-up rule and stopping policy sees that view. One process needs no agreement.
+class StepAgreement {
+ public:
+  virtual ~StepAgreement() = default;
+  virtual StepView agree(const StepView& mine) = 0;
+  // Before the first measured step, after warm-up (e.g. a barrier, so the clocks start together).
+  virtual void before_measuring() {}
+};
+
+struct SampledSteps {
+  std::vector<double> own;     // this process's kept step times, seconds, in order
+  std::vector<double> agreed;  // the agreed times of the same steps (== own without agreement)
+  std::string stop_reason;     // the policy's reason (converged | max_time | max_steps)
+  long warmup_steps = 0;
+  double warmup_time_s = 0.0;
+  int64_t throttled_samples = 0;
+  std::optional<double> mean_sm_clock_mhz;
+};
+
+// Warm-up (m.warmup(device is a GPU)), then timed steps, each followed by a device synchronize before
+// the clock stops, until the stopping policy is satisfied. `on_step(kept)` runs after each measured
+// step outside timing (a data-parallel rank reads its communication times there). Throws when every
+// measured step was dropped.
+SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSettings& m,
+                          StepAgreement* agreement = nullptr, const std::function<void(bool kept)>& on_step = {},
+                          std::unique_ptr<SmClockReader> clock = nullptr);
+
+// The Record's timing fields from `samples` (in order): step_time_s, samples_s, stop_reason,
+// noise_target / noise_target_met, and the warm-up and clock fields of `s`.
+void fill_timing(Record& r, const std::vector<double>& samples, const SampledSteps& s, const MeasureSettings& m);
+
+}  // namespace trainbench
