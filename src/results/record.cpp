@@ -136,6 +136,7 @@ nlohmann::json to_json(const Record& r) {
   j["mean_sm_clock_mhz"] = number_or_null(r.mean_sm_clock_mhz);
   j["throttled_samples"] = r.throttled_samples;
   j["dist"] = r.dist ? dist_to_json(*r.dist) : nlohmann::json(nullptr);
+  j["noise_target_met"] = r.noise_target_met ? nlohmann::json(*r.noise_target_met) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -195,6 +196,7 @@ Record record_from_json(const nlohmann::json& j) {
   r.throttled_samples = get_int_or(j, "throttled_samples", 0);
   // Files written before data parallelism have no "dist": the case ran in one process.
   if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
+  if (j.contains("noise_target_met") && !j["noise_target_met"].is_null()) r.noise_target_met = get_bool(j, "noise_target_met");
   return r;
 }
 

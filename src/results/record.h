@@ -71,6 +71,9 @@ struct Record {
   double mean_sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();  // over kept steps; NaN (null): not read
   int64_t throttled_samples = 0;    // steps dropped for an SM clock under 75% of the default
   std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
+  // Whether the median's relative noise reached --max-noise before the case stopped; absent (null) when
+  // not judged, and in files written before it existed.
+  std::optional<bool> noise_target_met;
 
   bool ok() const { return status == Status::ok; }
 };
