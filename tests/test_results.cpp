@@ -418,7 +418,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "onednn_version", "cudnn_version", "miopen_version", "blas_library", "blas_kind",
                                    "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator", "peak",
                                    "gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version",
-                                   "gpu_runtime_version", "world_size", "dist_backend"}));
+                                   "gpu_runtime_version", "world_size", "dist_backend", "resume_note"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(keys_of(j["benchmarks"][0]),
             (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",
@@ -426,7 +426,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
                                    "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
-                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist"}));
+                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist", "noise_target_met"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
   // The fixture uses the same keys, so it documents the schema as written.
