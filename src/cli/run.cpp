@@ -85,8 +85,20 @@ PlanIdentity plan_identity(const std::vector<Case>& plan, const MeasureFlags& m)
   return id;
 }
 
+// Which settings flags were given on the command line: they apply to a suite's groups too.
+struct GivenFlags {
+  bool precision = false, layout = false, optimizer = false, threads = false, forward_only = false;
+};
+
+std::vector<int> thread_list(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& t : split_list(text, "threads")) out.push_back(static_cast<int>(checked_number(t, kThreadCount, "--threads")));
+  return out;
+}
+
 // `auto_batch` receives the descriptors of cases whose batch is to be searched (`--batch auto`).
-std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<std::string>& auto_batch) {
+std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const GivenFlags& given,
+                            std::set<std::string>& auto_batch) {
   std::vector<Case> plan;
   for (const auto& d : o.cases) {
     try {
@@ -101,6 +113,21 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<st
     for (const auto& g : suite->groups) {
       Sweep s = g;
       if (!o.devices.empty() && s.devices.empty()) s.devices = split_list(o.devices, "device");
+      // A settings flag given with --suite replaces the groups' value (and their per-device ones).
+      auto with_flags = [&](auto& sweep) {
+        if (given.precision) sweep.precisions = split_list(o.precisions, "precision");
+        if (given.layout) sweep.layouts = split_list(o.layouts, "layout");
+        if (given.optimizer) sweep.optimizers = split_list(o.optimizers, "optimizer");
+        if (given.threads) sweep.threads = thread_list(o.threads);
+      };
+      with_flags(s);
+      if (given.forward_only) s.forward_only = true;
+      for (auto& [device, over] : s.per_device) {
+        if (given.precision) over.precisions.reset();
+        if (given.layout) over.layouts.reset();
+        if (given.optimizer) over.optimizers.reset();
+        if (given.threads) over.threads.reset();
+      }
       for (auto& c : make_plan(s)) plan.push_back(std::move(c));
     }
   }
@@ -119,10 +146,7 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<st
     s.layouts = split_list(o.layouts, "layout");
     s.optimizers = split_list(o.optimizers, "optimizer");
     if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
-    s.threads.clear();
-    for (const auto& t : split_list(o.threads, "threads")) {
-      s.threads.push_back(static_cast<int>(checked_number(t, kThreadCount, "--threads")));
-    }
+    s.threads = thread_list(o.threads);
     s.forward_only = o.forward_only;
     s.params = params_product(parse_sets(o.sets));
     for (auto& c : make_plan(s)) {
@@ -140,20 +164,38 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<st
   return unique;
 }
 
-// Flags that shape the cases of a --model sweep. A --case descriptor or a suite sets these itself, so
-// given with --case or --suite alone they would be ignored: refused instead, saying where they go.
-void refuse_sweep_flags_without_model(const RunOptions& o, const CLI::App& sub) {
-  if (!o.models.empty() || (o.cases.empty() && o.suite.empty())) return;
-  const std::string source = !o.cases.empty() ? "--case" : "--suite";
-  const std::string where = !o.cases.empty() ? "in the descriptor (e.g. :t4: for threads)" : "in the suite file";
-  for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only"}) {
-    if (sub.count(flag) > 0) {
-      throw InputError(std::string(flag) + " does not apply to " + source + " cases (it shapes a --model sweep): set it " + where);
+// Flags that shape cases. A --case descriptor sets every one itself, so with --case (and no --model
+// sweep for them to shape) they are refused rather than ignored. With --suite, --precision, --layout,
+// --optimizer, --threads, --forward-only and --device apply to the suite's groups (plan_from); --batch
+// and --set are the suite's own axes and are refused.
+GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0; };
+  if (o.models.empty() && !o.cases.empty() && o.suite.empty()) {
+    for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only"}) {
+      if (given(flag)) {
+        throw InputError(std::string(flag) + " does not apply to --case cases (the descriptor sets it, e.g. :t4: for "
+                         "threads); it shapes a --model sweep");
+      }
+    }
+    if (given("--device")) throw InputError("--device does not apply to --case cases: the device is the descriptor's last field");
+  }
+  if (o.models.empty() && !o.suite.empty()) {
+    for (const char* flag : {"--batch", "--set"}) {
+      if (given(flag)) {
+        throw InputError(std::string(flag) + " does not apply to --suite cases: the suite's groups set it (edit the suite "
+                         "file, or give --model for a sweep of its own)");
+      }
     }
   }
-  if (!o.cases.empty() && o.suite.empty() && sub.count("--device") > 0) {
-    throw InputError("--device does not apply to --case cases: the device is the descriptor's last field");
+  GivenFlags g;
+  if (!o.suite.empty()) {
+    g.precision = given("--precision");
+    g.layout = given("--layout");
+    g.optimizer = given("--optimizer");
+    g.threads = given("--threads");
+    g.forward_only = given("--forward-only");
   }
+  return g;
 }
 
 // A suite's settings apply unless the flag was given on the command line. `names` learns which values
@@ -182,7 +224,7 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
 }  // namespace
 
 int cmd_run(RunOptions o, const CLI::App& sub) {
-  refuse_sweep_flags_without_model(o, sub);
+  const GivenFlags given = check_sweep_flags(o, sub);
   std::unique_ptr<Suite> suite;
   LimitNames limits = limits_given(sub);
   if (!o.suite.empty()) {
@@ -200,7 +242,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
   if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
   std::set<std::string> auto_batch;
-  std::vector<Case> plan = plan_from(o, suite.get(), auto_batch);
+  std::vector<Case> plan = plan_from(o, suite.get(), given, auto_batch);
   if (!auto_batch.empty()) default_cpu_memory_limit(plan, o.measure);
 
   // --dist: ranks other than 0 run their side of each case quietly and write nothing.

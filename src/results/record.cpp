@@ -107,7 +107,7 @@ void check_values(const Record& r) {
     const std::string why = number_problem(v, NumberRule{lo, hi, false, integer});
     if (!why.empty()) throw std::runtime_error(fmt::format("field \"{}\": {} {}", field, v, why));
   };
-  check("batch_size", static_cast<double>(r.batch_size), 1, 1e12, true);
+  check("batch_size", static_cast<double>(r.batch_size), 0, 1e12, true);  // 0: not set (a default Record)
   check("threads", r.threads, kThreadCount.lo, kThreadCount.hi, true);
   check("throughput", r.throughput, 0, 1e15);
   check("tokens_per_s", r.tokens_per_s, 0, 1e18);
