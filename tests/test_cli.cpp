@@ -134,7 +134,9 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   EXPECT_EQ(j.records[0].name, "mobilenet_v2:b1:fp32:nchw:cpu");
   EXPECT_EQ(j.records[0].status, Status::ok);
 
-  const CmdResult r = run_trainbench(cases + " --resume" + kFast + " -o " + out.string(), dir);
+  // The same plan as the killed run (its cases and settings): --resume refuses another one.
+  const CmdResult r = run_trainbench(cases + " --resume --warmup 1 --min-steps 3 --min-time 0 --max-time 1 --max-noise 0 -o " +
+                                     out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("already measured"), std::string::npos) << r.err;
   const ResultsFile f = read_results(out.string());

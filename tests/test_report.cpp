@@ -74,6 +74,30 @@ TEST(Report, OneRunHasNoSpeedupChart) {
   EXPECT_EQ(m["sweeps"].size(), 1u);
 }
 
+// A single run opens with throughput per model: one chart per unit, OOM and error cases marked where
+// their bar is missing, and cases whose noise missed the target marked (Record::noise_target_met).
+TEST(Report, OneRunHasThroughputBarsWithOomAndNoiseMarks) {
+  ResultsFile f = read_results(kCpu);
+  f.benchmarks[0].status = Status::oom;
+  f.benchmarks[1].noise_target_met = false;
+  const auto m = report_model({{"cpu.json", f}});
+  ASSERT_TRUE(m["throughput"].is_array());
+  ASSERT_EQ(m["throughput"].size(), 2u);  // images/s and sequences/s
+  std::string marks;
+  for (const auto& chart : m["throughput"]) {
+    for (const auto& ser : chart["series"]) {
+      for (size_t i = 0; i < ser["data"].size(); ++i) {
+        if (!ser["marks"][i].is_null()) marks += ser["marks"][i].get<std::string>() + ";";
+        if (ser["marks"][i] == "OOM") EXPECT_TRUE(ser["data"][i].is_null());
+      }
+    }
+  }
+  EXPECT_NE(marks.find("OOM;"), std::string::npos) << marks;
+  EXPECT_NE(marks.find("noisy;"), std::string::npos) << marks;
+  // Two runs compare instead: no throughput bars.
+  EXPECT_TRUE(report_model(fixture_runs())["throughput"].is_null());
+}
+
 TEST(Report, DataParallelRunsHaveAThroughputAgainstWorldSizeChart) {
   EXPECT_TRUE(report_model(fixture_runs())["scaling"].is_null());  // no record ran on more than one rank
   const ResultsFile f = read_results(kDist);
@@ -105,7 +129,7 @@ TEST(Report, PageIsSelfContained) {
 TEST(Report, ScriptTextCannotCloseItsTag) {
   const std::string page = detail::fill_report_template("t", R"({"a": "</script><b>"})", "", "var x = 1;");
   EXPECT_EQ(page.find("</script><b>"), std::string::npos);
-  EXPECT_NE(page.find(R"(<\/script><b>)"), std::string::npos);
+  EXPECT_NE(page.find(R"(\u003c/script\u003e\u003cb\u003e)"), std::string::npos);
 }
 
 TEST(ReportCli, MissingChartJsIsOneClearLine) {
@@ -187,24 +211,53 @@ TEST(ReportBrowser, TwoRunsDrawEveryChart) {
 TEST(ReportBrowser, ExplainBreakdownIsDrawn) {
   const fs::path dir = temp_dir("report", "browser_explain");
   const PageStatus s = open_in_chromium(write_report({kExplain}, dir), "report_explain");
-  EXPECT_EQ(s.charts, 2);  // the breakdown, and the one-bar ablation of its convnet step
-  EXPECT_EQ(s.drawn, 2);
+  EXPECT_EQ(s.charts, 3);  // the breakdown, the one-bar ablation of its convnet step, its throughput bar
+  EXPECT_EQ(s.drawn, 3);
   EXPECT_EQ(s.errors, 0);
 }
 
 TEST(ReportBrowser, DataParallelRunDrawsScaling) {
   const fs::path dir = temp_dir("report", "browser_dist");
   const PageStatus s = open_in_chromium(write_report({kDist}, dir), "report_dist");
-  EXPECT_EQ(s.charts, 2);  // the convnet ablation and throughput against world size
-  EXPECT_EQ(s.drawn, 2);
+  EXPECT_EQ(s.charts, 3);  // throughput per model, the convnet ablation, throughput against world size
+  EXPECT_EQ(s.drawn, 3);
   EXPECT_EQ(s.errors, 0);
 }
 
 TEST(ReportBrowser, OneRunDrawsEveryChart) {
   const fs::path dir = temp_dir("report", "browser1");
   const PageStatus s = open_in_chromium(write_report({kCpu}, dir), "report_one_run");
-  EXPECT_EQ(s.charts, 2);  // no speed-up with a single run
-  EXPECT_EQ(s.drawn, 2);
+  EXPECT_EQ(s.charts, 4);  // no speed-up with a single run: throughput bars (images/s, sequences/s) instead
+  EXPECT_EQ(s.drawn, 4);
+  EXPECT_EQ(s.errors, 0);
+}
+
+// Strings from a results file that try to end the inline JSON's script element, open a comment or a
+// tag, or break the script with U+2028/U+2029: the page must still parse its data and draw every chart.
+TEST(ReportBrowser, HostileStringsCannotBreakThePage) {
+  const fs::path dir = temp_dir("report", "browser_hostile");
+  const std::string evil = "</script><script>window.tbErrors=1000</script><!--<script>&amp;\xE2\x80\xA8\xE2\x80\xA9>";
+  ResultsFile f = read_results(kCpu);
+  f.context.device = "cpu" + evil;
+  f.context.hostname = evil;
+  f.context.cpu_model = evil;
+  for (auto& r : f.benchmarks) {
+    r.params["note"] = evil;
+    r.name += evil;
+    r.error = evil;
+    r.stop_reason = evil;
+    r.unit += evil;
+  }
+  f.benchmarks.front().noise_target_met = false;
+  const fs::path input = dir / "hostile.json";
+  write_results_atomic(input.string(), f);
+  const fs::path page = write_report({input.string()}, dir);
+  const std::string html = slurp(page);
+  EXPECT_EQ(html.find("<script>window.tbErrors=1000"), std::string::npos) << "a hostile string reached the page raw";
+  const PageStatus s = open_in_chromium(page, "report_hostile");
+  EXPECT_GE(s.charts, 3);  // the throughput bars, the batch sweep, the ablation
+  EXPECT_EQ(s.canvases, s.charts);
+  EXPECT_EQ(s.drawn, s.charts);
   EXPECT_EQ(s.errors, 0);
 }
 

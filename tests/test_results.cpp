@@ -441,7 +441,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "onednn_version", "cudnn_version", "miopen_version", "blas_library", "blas_kind",
                                    "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator", "peak",
                                    "gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version",
-                                   "gpu_runtime_version", "world_size", "dist_backend"}));
+                                   "gpu_runtime_version", "world_size", "dist_backend", "resume_note"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(keys_of(j["benchmarks"][0]),
             (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",

@@ -19,6 +19,7 @@ int cmd_compare(const CompareOptions& o) {
   } catch (const std::invalid_argument& e) {
     return bad_input(e.what());
   }
+  if (!o.output.empty()) check_not_an_input(o.output, "-o", o.files);
   std::vector<ResultsFile> files;
   try {
     for (const auto& f : o.files) files.push_back(read_results(f));
@@ -37,8 +38,12 @@ int cmd_compare(const CompareOptions& o) {
   }
 
   std::vector<Comparison> comparisons;
-  for (size_t i = 1; i < files.size(); ++i)
+  for (size_t i = 1; i < files.size(); ++i) {
     comparisons.push_back(compare_runs(files[0], files[i], o.files[0], o.files[i]));
+    if (const std::string hint = disjoint_hint(files[0], files[i]); !hint.empty()) {
+      std::cerr << "trainbench: note: " << o.files[0] << " and " << o.files[i] << ": " << hint << "\n";
+    }
+  }
   std::string text;
   switch (format) {
     case Format::table: text = print_comparisons_table(comparisons); break;

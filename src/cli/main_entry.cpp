@@ -11,16 +11,37 @@ int bad_input(const std::string& what) {
   return kExitBadInput;
 }
 
+CLI::Validator rule(const NumberRule& r) {
+  return CLI::Validator([r](std::string& text) { return number_text_problem(text, r); }, "", "number rule");
+}
+
+LimitNames limits_given(const CLI::App& sub) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0 ? std::string(flag) : std::string(); };
+  return {given("--min-steps"), given("--max-steps"), given("--min-time"), given("--max-time")};
+}
+
+void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given) {
+  // --min-steps is a floor no limit cuts, so a --max-steps under the default floor is a conflict too.
+  if ((!given.min_steps.empty() || !given.max_steps.empty()) && m.min_steps > m.max_steps) {
+    const std::string min_name = given.min_steps.empty() ? "--min-steps (default)" : given.min_steps;
+    const std::string max_name = given.max_steps.empty() ? "--max-steps (default)" : given.max_steps;
+    throw InputError(fmt::format("{} {} is above {} {}", min_name, m.min_steps, max_name, m.max_steps));
+  }
+  if (!given.min_time.empty() && !given.max_time.empty() && m.min_time_s > m.max_time_s) {
+    throw InputError(fmt::format("{} {} is above {} {}", given.min_time, m.min_time_s, given.max_time, m.max_time_s));
+  }
+}
+
 void MeasureFlags::add_to(CLI::App& app) {
-  app.add_option("--warmup", warmup, "Warm-up steps before timing (not counted)")->check(CLI::NonNegativeNumber);
-  app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(CLI::PositiveNumber);
-  app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(CLI::PositiveNumber);
-  app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(CLI::NonNegativeNumber);
-  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", warmup, "Warm-up steps before timing (not counted)")->check(rule(kWarmupSteps));
+  app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(rule(kStepCount));
+  app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(rule(kStepCount));
+  app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(rule(kSeconds));
+  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")->check(rule(kSecondsPositive));
   app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
-      ->check(CLI::NonNegativeNumber);
+      ->check(rule(kNoisePercent));
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(rule(kSeconds));
   app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
   app.add_flag("--system-allocator", system_allocator,
                "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
@@ -35,9 +56,9 @@ void DistFlags::add_to(CLI::App& app) {
   app.add_option("--dist-backend", backend, "c10d backend: auto (gloo on CPU, nccl on GPU), gloo, nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
   app.add_option("--dist-timeout", timeout_s, "Seconds a rendezvous or collective may wait before failing")
-      ->check(CLI::PositiveNumber);
+      ->check(rule(kSecondsPositive));
   app.add_option("--bucket-mb", bucket_mb, "Gradient all-reduce bucket size, MiB (as DDP's bucket_cap_mb)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule(kBucketMiB));
   app.add_flag("--no-baseline", no_baseline, "Skip the one-process run of each case (no scaling efficiency)");
 }
 
@@ -103,6 +124,8 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_option("--output,-o", run.output, "Results file (default: results/trainbench-<time>.json)");
   run_cmd->add_option("--format,-f", run.format, "Output printed at the end: table, md, csv, json");
   run_cmd->add_flag("--resume", run.resume, "Run only the cases the output's journal does not have yet");
+  run_cmd->add_flag("--force", run.force,
+                    "With --resume: continue a journal written by a different plan (its records kept as they are)");
   run_cmd->add_option("--report", run.report, "Also write the HTML report of the results to this file");
   run.measure.add_to(*run_cmd);
   run.dist.add_to(*run_cmd);
@@ -110,13 +133,13 @@ int main_entry(int argc, char** argv) {
   LaunchFlags launch;
   CLI::App* launch_cmd = app.add_subcommand(
       "launch", "Start N data-parallel workers on this node: trainbench launch --nproc N -- run ... --dist");
-  launch_cmd->add_option("--nproc", launch.nproc, "Workers on this node (e.g. one per GPU)")->check(CLI::PositiveNumber);
-  launch_cmd->add_option("--nnodes", launch.nnodes, "Nodes in the job")->check(CLI::PositiveNumber);
+  launch_cmd->add_option("--nproc", launch.nproc, "Workers on this node (e.g. one per GPU)")->check(rule(kProcessCount));
+  launch_cmd->add_option("--nnodes", launch.nnodes, "Nodes in the job")->check(rule(kProcessCount));
   launch_cmd->add_option("--node-rank", launch.node_rank, "This node's index, 0 to nnodes-1 (node 0 hosts rank 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(rule(kNodeRank));
   launch_cmd->add_option("--master", launch.master, "HOST:PORT of node 0 (default on one node: 127.0.0.1, a free port)");
   launch_cmd->add_option("--grace", launch.grace_s, "Seconds stopped workers get before SIGKILL")
-      ->check(CLI::NonNegativeNumber);
+      ->check(rule(kSeconds));
   launch_cmd->add_option("worker", launch.worker_args, "The worker's arguments, after --")->required();
   launch_cmd->positionals_at_end();
 
@@ -130,8 +153,8 @@ int main_entry(int argc, char** argv) {
   mb_cmd->add_option("--layout", mb.layouts, "nchw or nhwc");
   mb_cmd->add_option("--optimizer", mb.optimizers, "sgd, momentum, adam, adamw");
   mb_cmd->add_flag("--forward-only", mb.forward_only, "Search for inference instead of training");
-  mb_cmd->add_option("--start", mb.start, "First batch to try")->check(CLI::PositiveNumber);
-  mb_cmd->add_option("--max-batch", mb.max_batch, "Largest batch to try")->check(CLI::PositiveNumber);
+  mb_cmd->add_option("--start", mb.start, "First batch to try")->check(rule(kBatchSize));
+  mb_cmd->add_option("--max-batch", mb.max_batch, "Largest batch to try")->check(rule(kBatchSize));
   mb_cmd->add_option("--output,-o", mb.output, "Results file with every try (default: results/maxbatch-<time>.json)");
   mb.measure.warmup = 1;
   mb.measure.min_steps = 2;
@@ -159,9 +182,9 @@ int main_entry(int argc, char** argv) {
   op_cmd->add_option("--device,-d", op.device, "cpu, cuda, cuda:N (default: the best one present)");
   op_cmd->add_option("--precision", op.precisions, "fp32, bf16, fp16, comma-separated");
   op_cmd->add_option("--layout", op.layouts, "nchw or nhwc (conv and bn), comma-separated");
-  op_cmd->add_option("--threads", op.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
-  op_cmd->add_option("--min-time", op.min_time_s, "Seconds to measure each phase at least")->check(CLI::NonNegativeNumber);
-  op_cmd->add_option("--max-time", op.max_time_s, "Seconds to measure each phase at most")->check(CLI::PositiveNumber);
+  op_cmd->add_option("--threads", op.threads, "Intra-op threads (0: one per core)")->check(rule(kThreadCount));
+  op_cmd->add_option("--min-time", op.min_time_s, "Seconds to measure each phase at least")->check(rule(kSeconds));
+  op_cmd->add_option("--max-time", op.max_time_s, "Seconds to measure each phase at most")->check(rule(kSecondsPositive));
   op_cmd->add_flag("--system-allocator", op.system_allocator,
                    "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
   op_cmd->add_option("--output,-o", op.output, "Results file (default: results/op-<time>.json)");
@@ -171,23 +194,23 @@ int main_entry(int argc, char** argv) {
   CLI::App* peak_cmd = app.add_subcommand("peak", "Measure the device's GEMM, memory-copy and convolution ceilings");
   peak_cmd->add_option("--device,-d", peak.device, "cpu, cuda, cuda:N (default: the best one present)");
   peak_cmd->add_option("--precision", peak.precisions, "GEMM precisions, comma-separated (fp32,bf16,fp16)");
-  peak_cmd->add_option("--threads", peak.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  peak_cmd->add_option("--threads", peak.threads, "Intra-op threads (0: one per core)")->check(rule(kThreadCount));
   peak_cmd->add_option("--gemm-size", peak.gemm_size, "M = N = K of the GEMMs (default 2048 on CPU, 8192 on GPUs)")
-      ->check(CLI::PositiveNumber);
+      ->check(rule(kGemmSize));
   peak_cmd->add_option("--output,-o", peak.output, "Also write the ceilings as a results file");
 
   ExplainOptions ex;
   CLI::App* ex_cmd = app.add_subcommand("explain", "Break a model's training step into its layers and flag slow ones");
   ex_cmd->add_option("--model,-m", ex.model, "The model (see `trainbench list`)")->required();
-  ex_cmd->add_option("--batch,-b", ex.batch, "Batch size")->required()->check(CLI::PositiveNumber);
+  ex_cmd->add_option("--batch,-b", ex.batch, "Batch size")->required()->check(rule(kBatchSize));
   ex_cmd->add_option("--set", ex.sets, "Workload parameter key=value; repeatable");
   ex_cmd->add_option("--device,-d", ex.device, "cpu, cuda, cuda:N (default: the best one present)");
   ex_cmd->add_option("--precision", ex.precision, "fp32, bf16, fp16");
   ex_cmd->add_option("--layout", ex.layout, "nchw or nhwc");
   ex_cmd->add_option("--optimizer", ex.optimizer, "sgd, momentum, adam, adamw");
-  ex_cmd->add_option("--threads", ex.threads, "Intra-op threads (0: one per core)")->check(CLI::NonNegativeNumber);
+  ex_cmd->add_option("--threads", ex.threads, "Intra-op threads (0: one per core)")->check(rule(kThreadCount));
   ex_cmd->add_option("--op-time", ex.op_min_time_s, "Seconds to measure each phase of each layer at least")
-      ->check(CLI::NonNegativeNumber);
+      ->check(rule(kSeconds));
   ex_cmd->add_flag("--no-alternatives", ex.no_alternatives, "Do not time flagged layers in the other layout and precision");
   ex_cmd->add_option("--output,-o", ex.output, "Results file (default: results/explain-<time>.json)");
   ex_cmd->add_option("--format,-f", ex.format, "table or json");
@@ -206,6 +229,16 @@ int main_entry(int argc, char** argv) {
   child_dist.add_to(*child_cmd);
   child_cmd->add_option("--dist-key", dist_key);
 
+  // An unknown first word is most likely a mistyped command: name it (CLI11 would say "arguments not expected").
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    const CLI::App& all = app;
+    for (const CLI::App* sub : all.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->check_name(argv[1]);
+    }
+    if (!known) return bad_input(fmt::format("unknown command '{}'; see trainbench --help", argv[1]));
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -219,6 +252,17 @@ int main_entry(int argc, char** argv) {
   }
 
   try {
+    // Limits set against each other on the command line (run also weighs a suite's: cmd_run).
+    for (const auto& [sub, flags] : {std::make_pair(mb_cmd, &mb.measure), std::make_pair(ex_cmd, &ex.measure)}) {
+      if (app.got_subcommand(sub)) check_limit_conflicts(*flags, limits_given(*sub));
+    }
+    if (app.got_subcommand(mb_cmd) && mb.start > mb.max_batch) {
+      throw InputError(fmt::format("--start {} is above --max-batch {}", mb.start, mb.max_batch));
+    }
+    if (app.got_subcommand(op_cmd) && op_cmd->count("--min-time") && op_cmd->count("--max-time") &&
+        op.min_time_s > op.max_time_s) {
+      throw InputError(fmt::format("--min-time {} is above --max-time {}", op.min_time_s, op.max_time_s));
+    }
     if (app.got_subcommand("list")) return cmd_list();
     if (app.got_subcommand(run_cmd)) return cmd_run(run, *run_cmd);
     if (app.got_subcommand(mb_cmd)) return cmd_maxbatch(mb);

@@ -9,6 +9,7 @@
 #include "runner/maxbatch.h"
 #include "results/context.h"
 #include "runner/measure.h"
+#include "core/value_rules.h"
 
 namespace trainbench::cli {
 
@@ -61,6 +62,7 @@ struct RunOptions {
   std::string output;
   std::string format = "table";
   bool resume = false;
+  bool force = false;  // --resume --force: resume even a journal written by a different plan
   std::string report;  // --report FILE: the HTML report of the results, written at the end
   MeasureFlags measure;
   DistFlags dist;
@@ -138,6 +140,19 @@ struct ReportOptions {
 // Prints "trainbench: error: <what>" as one line on stderr; returns the bad-input exit code.
 int bad_input(const std::string& what);
 
+// A CLI11 check applying `r` (runner/value_rules.h) to a flag's value: "--max-time: nan must be a finite number".
+CLI::Validator rule(const NumberRule& r);
+
+// How each limit was set: "--min-time" for a flag, "quick.toml:7: min_time" for a suite key; empty when
+// it was left at its default (a default never conflicts: `--max-time 1` alone is fine).
+struct LimitNames {
+  std::string min_steps, max_steps, min_time, max_time;
+};
+LimitNames limits_given(const CLI::App& sub);
+// Throws InputError when a minimum set by the user is above a maximum set by the user:
+// "--min-steps 10 is above --max-steps 5".
+void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given);
+
 int cmd_list();
 int cmd_compare(const CompareOptions& o);
 int cmd_report(const ReportOptions& o);
@@ -146,8 +161,11 @@ void report_after_run(const std::string& results_path, const std::string& report
 
 // results/<kind>-<UTC time>.json
 std::string default_output_path(const std::string& kind);
-// Throws InputError (before anything runs) when `output` could not be written.
-void check_writable(const std::string& output);
+// Throws InputError (before anything runs) when `output` could not be written, naming `output` as given
+// (and the flag, when `flag` is not empty).
+void check_writable(const std::string& output, const std::string& flag = "");
+// Throws InputError when `output` is the same file as one of `inputs`: writing it would destroy an input.
+void check_not_an_input(const std::string& output, const std::string& output_flag, const std::vector<std::string>& inputs);
 
 // A CPU batch search without --memory-limit would grow until the kernel's OOM killer ends it: bound
 // it by 90% of the memory available now.

@@ -26,8 +26,9 @@ int cmd_peak(const PeakOptions& o) {
   const PeakInfo p = measure_peak(s, context.device_name, threads);
   std::cout << print_peak(p);
   try {
-    store_peak(p);
-    std::cerr << "cached in " << peak_cache_path() << " (runs on this device and thread count show % of peak)\n";
+    if (store_peak(p)) {
+      std::cerr << "cached in " << peak_cache_path() << " (runs on this device and thread count show % of peak)\n";
+    }
   } catch (const std::exception& e) {
     std::cerr << "trainbench: warning: " << e.what() << "\n";
   }

@@ -9,6 +9,7 @@
 namespace trainbench::cli {
 
 int cmd_report(const ReportOptions& o) {
+  check_not_an_input(o.output, "-o", o.files);
   for (const auto& f : o.files) {
     try {
       read_results(f);  // a bad file is bad input (exit 2), before anything is written

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "core/input_file.h"
 #include "cli/options.h"
 #include "ops/peak.h"
 #include "cli/run_dist.h"
@@ -39,28 +40,65 @@ std::string default_output_path(const std::string& kind) {
   return "results/" + kind + "-" + stamp + ".json";
 }
 
-void check_writable(const std::string& output) {
+void check_writable(const std::string& output, const std::string& flag) {
+  const std::string what = "cannot write " + (flag.empty() ? std::string("output") : flag) + " '" + output + "': ";
   fs::path p(output);
   fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     if (!fs::create_directories(dir, ec) || ec) {
-      throw InputError("cannot write output '" + output + "': cannot create directory '" + dir.string() + "'");
+      throw InputError(what + "cannot create directory '" + dir.string() + "'");
     }
   }
-  if (fs::is_directory(p, ec)) throw InputError("cannot write output '" + output + "': it is a directory");
+  if (fs::is_directory(p, ec)) throw InputError(what + "it is a directory");
+  if (fs::exists(p, ec) && !fs::is_regular_file(p, ec)) throw InputError(what + "it is not a regular file");
   if (access(dir.c_str(), W_OK) != 0) {
-    throw InputError("cannot write output '" + output + "': directory '" + dir.string() + "' is not writable");
+    throw InputError(what + "directory '" + dir.string() + "' is not writable");
   }
   if (fs::exists(p, ec) && access(p.c_str(), W_OK) != 0) {
-    throw InputError("cannot write output '" + output + "': file is not writable");
+    throw InputError(what + "file is not writable");
+  }
+}
+
+void check_not_an_input(const std::string& output, const std::string& output_flag, const std::vector<std::string>& inputs) {
+  for (const auto& in : inputs) {
+    if (same_file(output, in)) {
+      throw InputError(output_flag + " '" + output + "' is the same file as the input '" + in +
+                       "': writing it would destroy that input");
+    }
   }
 }
 
 namespace {
 
+// What --resume compares: the cases and the settings every case is measured with.
+PlanIdentity plan_identity(const std::vector<Case>& plan, const MeasureFlags& m) {
+  PlanIdentity id;
+  for (const auto& c : plan) id.cases.push_back(c.descriptor());
+  const std::vector<std::string> args = m.child_args();
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool has_value = i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
+    id.settings[args[i]] = has_value ? args[i + 1] : "on";
+    if (has_value) ++i;
+  }
+  id.settings["--timeout"] = fmt::format("{}", m.timeout_s);
+  return id;
+}
+
+// Which settings flags were given on the command line: they apply to a suite's groups too.
+struct GivenFlags {
+  bool precision = false, layout = false, optimizer = false, threads = false, forward_only = false;
+};
+
+std::vector<int> thread_list(const std::string& text) {
+  std::vector<int> out;
+  for (const auto& t : split_list(text, "threads")) out.push_back(static_cast<int>(checked_number(t, kThreadCount, "--threads")));
+  return out;
+}
+
 // `auto_batch` receives the descriptors of cases whose batch is to be searched (`--batch auto`).
-std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<std::string>& auto_batch) {
+std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const GivenFlags& given,
+                            std::set<std::string>& auto_batch) {
   std::vector<Case> plan;
   for (const auto& d : o.cases) {
     try {
@@ -75,6 +113,21 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<st
     for (const auto& g : suite->groups) {
       Sweep s = g;
       if (!o.devices.empty() && s.devices.empty()) s.devices = split_list(o.devices, "device");
+      // A settings flag given with --suite replaces the groups' value (and their per-device ones).
+      auto with_flags = [&](auto& sweep) {
+        if (given.precision) sweep.precisions = split_list(o.precisions, "precision");
+        if (given.layout) sweep.layouts = split_list(o.layouts, "layout");
+        if (given.optimizer) sweep.optimizers = split_list(o.optimizers, "optimizer");
+        if (given.threads) sweep.threads = thread_list(o.threads);
+      };
+      with_flags(s);
+      if (given.forward_only) s.forward_only = true;
+      for (auto& [device, over] : s.per_device) {
+        if (given.precision) over.precisions.reset();
+        if (given.layout) over.layouts.reset();
+        if (given.optimizer) over.optimizers.reset();
+        if (given.threads) over.threads.reset();
+      }
       for (auto& c : make_plan(s)) plan.push_back(std::move(c));
     }
   }
@@ -83,18 +136,17 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<st
     Sweep s;
     s.models = o.models.empty() ? std::vector<std::string>{} : split_list(o.models, "model");
     const bool search = o.batches == "auto";
+    if (!search && !o.batches.empty()) {
+      for (const auto& b : split_list(o.batches, "batch size")) {
+        if (b == "auto") throw InputError("--batch '" + o.batches + "': auto cannot be combined with sizes; give auto alone");
+      }
+    }
     s.batches = o.batches.empty() ? std::vector<int64_t>{} : search ? std::vector<int64_t>{1} : parse_int_list(o.batches, "batch size");
     s.precisions = split_list(o.precisions, "precision");
     s.layouts = split_list(o.layouts, "layout");
     s.optimizers = split_list(o.optimizers, "optimizer");
     if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
-    s.threads.clear();
-    for (const auto& t : split_list(o.threads, "threads")) {
-      if (t.find_first_not_of("0123456789") != std::string::npos || t.size() > 4) {
-        throw InputError("bad threads '" + t + "' (expected a count >= 0)");
-      }
-      s.threads.push_back(std::stoi(t));
-    }
+    s.threads = thread_list(o.threads);
     s.forward_only = o.forward_only;
     s.params = params_product(parse_sets(o.sets));
     for (auto& c : make_plan(s)) {
@@ -112,13 +164,58 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, std::set<st
   return unique;
 }
 
-// A suite's settings apply unless the flag was given on the command line.
-void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFlags& m) {
+// Flags that shape cases. A --case descriptor sets every one itself, so with --case (and no --model
+// sweep for them to shape) they are refused rather than ignored. With --suite, --precision, --layout,
+// --optimizer, --threads, --forward-only and --device apply to the suite's groups (plan_from); --batch
+// and --set are the suite's own axes and are refused.
+GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
+  if (o.models.empty() && !o.cases.empty() && o.suite.empty()) {
+    for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only"}) {
+      if (given(flag)) {
+        throw InputError(std::string(flag) + " does not apply to --case cases (the descriptor sets it, e.g. :t4: for "
+                         "threads); it shapes a --model sweep");
+      }
+    }
+    if (given("--device")) throw InputError("--device does not apply to --case cases: the device is the descriptor's last field");
+  }
+  if (o.models.empty() && !o.suite.empty()) {
+    for (const char* flag : {"--batch", "--set"}) {
+      if (given(flag)) {
+        throw InputError(std::string(flag) + " does not apply to --suite cases: the suite's groups set it (edit the suite "
+                         "file, or give --model for a sweep of its own)");
+      }
+    }
+  }
+  GivenFlags g;
+  if (!o.suite.empty()) {
+    g.precision = given("--precision");
+    g.layout = given("--layout");
+    g.optimizer = given("--optimizer");
+    g.threads = given("--threads");
+    g.forward_only = given("--forward-only");
+  }
+  return g;
+}
+
+// A suite's settings apply unless the flag was given on the command line. `names` learns which values
+// the suite set, for the conflict check.
+void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFlags& m, LimitNames& names) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0; };
+  auto origin = [&](const char* key) { return s.origin.count(key) ? s.origin.at(key) : std::string(key); };
   if (s.warmup && !given("--warmup")) m.warmup = *s.warmup;
-  if (s.min_steps && !given("--min-steps")) m.min_steps = *s.min_steps;
-  if (s.min_time && !given("--min-time")) m.min_time_s = *s.min_time;
-  if (s.max_time && !given("--max-time")) m.max_time_s = *s.max_time;
+  if (s.min_steps && !given("--min-steps")) {
+    m.min_steps = *s.min_steps;
+    names.min_steps = origin("min_steps");
+  }
+  if (s.min_time && !given("--min-time")) {
+    m.min_time_s = *s.min_time;
+    names.min_time = origin("min_time");
+  }
+  if (s.max_time && !given("--max-time")) {
+    m.max_time_s = *s.max_time;
+    names.max_time = origin("max_time");
+  }
   if (s.max_noise_pct && !given("--max-noise")) m.max_noise_pct = *s.max_noise_pct;
   if (s.timeout && !given("--timeout")) m.timeout_s = *s.timeout;
   if (s.memory_limit && !given("--memory-limit")) m.memory_limit = *s.memory_limit;
@@ -127,11 +224,14 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
 }  // namespace
 
 int cmd_run(RunOptions o, const CLI::App& sub) {
+  const GivenFlags given = check_sweep_flags(o, sub);
   std::unique_ptr<Suite> suite;
+  LimitNames limits = limits_given(sub);
   if (!o.suite.empty()) {
     suite = std::make_unique<Suite>(load_suite(o.suite));
-    apply_suite_settings(suite->settings, sub, o.measure);
+    apply_suite_settings(suite->settings, sub, o.measure, limits);
   }
+  check_limit_conflicts(o.measure, limits);
   const Format format = [&] {
     try {
       return format_from_string(o.format);
@@ -142,7 +242,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
   if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
   std::set<std::string> auto_batch;
-  std::vector<Case> plan = plan_from(o, suite.get(), auto_batch);
+  std::vector<Case> plan = plan_from(o, suite.get(), given, auto_batch);
   if (!auto_batch.empty()) default_cpu_memory_limit(plan, o.measure);
 
   // --dist: ranks other than 0 run their side of each case quietly and write nothing.
@@ -156,10 +256,16 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       return dist->follow(plan, o.measure);
     }
   }
+  if (o.force && !o.resume) throw InputError("--force only goes with --resume");
   if (o.output.empty()) o.output = default_output_path("trainbench");
-  check_writable(o.output);
+  check_writable(o.output, "-o");
+  const std::string journal_path = journal_path_for(o.output);
+  if (const std::string why = input_file_problem(journal_path); !why.empty() && why != "no such file") {
+    throw InputError("cannot write -o '" + o.output + "': its journal '" + journal_path + "' " + why);
+  }
   if (!o.report.empty()) {  // a report that cannot be written must fail now, not after the run
-    check_writable(o.report);
+    check_writable(o.report, "--report");
+    check_not_an_input(o.report, "--report", {o.output, journal_path});
     try {
       (void)find_chartjs();
     } catch (const ReportError& e) {
@@ -167,18 +273,35 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     }
   }
 
+  // The run's lock, held until the results file is written: a second run on the same -o stops here.
+  Journal journal;
+  try {
+    journal.lock(journal_path);
+  } catch (const JournalBusy& e) {
+    throw InputError(e.what());
+  } catch (const ResultsError& e) {
+    throw InputError("cannot write -o '" + o.output + "': " + e.what());
+  }
+  const PlanIdentity identity = plan_identity(plan, o.measure);
+
   // Cases already measured (resume): from the journal, and from a results file already written.
-  const std::string journal_path = journal_path_for(o.output);
   std::vector<Record> done;
   std::optional<Context> context;
+  std::string plan_change;  // --resume --force: how the journal's plan differs from this one
   if (o.resume) try {
     if (fs::exists(o.output)) {
       ResultsFile previous = read_results(o.output);
       context = previous.context;
       done = previous.benchmarks;
     }
-    if (fs::exists(journal_path)) {
+    if (fs::exists(journal_path) && fs::file_size(journal_path) > 0) {
       JournalContents j = read_journal(journal_path);
+      if (j.plan) plan_change = plan_difference(*j.plan, identity);
+      if (!plan_change.empty() && !o.force) {
+        throw InputError("cannot resume: the journal " + journal_path + " was written by a different plan (" +
+                         plan_change + "); rerun with its plan, or add --force to keep its records and run this "
+                         "plan's missing cases");
+      }
       if (j.context) context = j.context;
       std::set<std::string> have;
       for (const auto& r : done) have.insert(r.name);
@@ -213,13 +336,16 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       context->dist_backend = dist->backend_for(plan.front());
     }
   }
+  if (!plan_change.empty()) {
+    context->resume_note = "resumed with --force from a journal of a different plan: " + plan_change;
+    std::cerr << "trainbench: warning: " << *context->resume_note << "\n";
+  }
   if (context->blas_kind == "reference") {
     std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context->blas_library.value_or("?")
               << "); matrix products run ~35x slower. Install libopenblas0-pthread.\n";
   }
 
-  Journal journal;
-  journal.open(journal_path, *context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh);
+  journal.open(journal_path, *context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh, identity);
   install_interrupt_handlers();
 
   const bool live_table = format == Format::table;
@@ -300,9 +426,9 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     }
     return 130;
   }
-  journal.close();
   std::error_code ec;
   fs::remove(journal_path, ec);  // everything is in the results file now
+  journal.close();               // and only now the lock goes
   size_t errors = 0;
   for (const auto& r : results.benchmarks) errors += r.status == Status::error ? 1 : 0;
   std::cerr << fmt::format("{} case(s) in {}; results: {}{}\n", fresh.size(), duration_text(total), o.output,

@@ -2,12 +2,14 @@
 
 #include <torch/torch.h>
 #include <torch/version.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -95,13 +97,30 @@ std::string peak_cache_path() {
   if (const char* d = std::getenv("TRAINBENCH_CACHE_DIR"); d != nullptr && *d != '\0') return (fs::path(d) / "peak.json").string();
   if (const char* d = std::getenv("XDG_CACHE_HOME"); d != nullptr && *d != '\0')
     return (fs::path(d) / "trainbench" / "peak.json").string();
-  const char* home = std::getenv("HOME");
-  return (fs::path(home != nullptr && *home != '\0' ? home : "/tmp") / ".cache" / "trainbench" / "peak.json").string();
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return (fs::path(home) / ".cache" / "trainbench" / "peak.json").string();
+  static bool said = false;
+  if (!said) {
+    said = true;
+    std::cerr << "trainbench: note: neither HOME nor XDG_CACHE_HOME is set: the peak cache is not used\n";
+  }
+  return "";
 }
 
 namespace {
 
 std::vector<PeakInfo> read_cache(const std::string& path) {
+  if (path.empty()) return {};
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  if (st.st_uid != ::geteuid() || !S_ISREG(st.st_mode)) {
+    static bool said = false;
+    if (!said) {
+      said = true;
+      std::cerr << "trainbench: warning: ignoring the peak cache " << path << ": not a regular file owned by this user\n";
+    }
+    return {};
+  }
   std::ifstream in(path);
   if (!in) return {};
   std::vector<PeakInfo> entries;
@@ -133,9 +152,10 @@ std::optional<PeakInfo> find_cached_peak(const std::string& device, const std::s
   return std::nullopt;
 }
 
-void store_peak(const PeakInfo& p) {
+bool store_peak(const PeakInfo& p) {
   namespace fs = std::filesystem;
   const std::string path = peak_cache_path();
+  if (path.empty()) return false;
   std::vector<PeakInfo> entries = read_cache(path);
   bool replaced = false;
   for (auto& e : entries) {
@@ -157,6 +177,7 @@ void store_peak(const PeakInfo& p) {
   }
   fs::rename(tmp, path, ec);
   if (ec) throw std::runtime_error(path + ": cannot write the peak cache: " + ec.message());
+  return true;
 }
 
 }  // namespace trainbench

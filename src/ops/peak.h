@@ -27,15 +27,19 @@ MeasureSettings default_peak_measure();
 PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int threads);
 
 // The cache file: $TRAINBENCH_CACHE_DIR/peak.json, else $XDG_CACHE_HOME/trainbench/peak.json, else
-// ~/.cache/trainbench/peak.json.
+// $HOME/.cache/trainbench/peak.json. Empty when none of them is set: the cache is then not used at all
+// (never a shared place such as /tmp, where another user could plant one), and that is said once on
+// stderr.
 std::string peak_cache_path();
 
 // The cached entry for this device, device name, thread count and LibTorch version, if any. A missing
-// or unreadable cache is no entry: a run never fails over its cache.
+// or unreadable cache is no entry: a run never fails over its cache. A cache file not owned by this
+// user is ignored (said once on stderr).
 std::optional<PeakInfo> find_cached_peak(const std::string& device, const std::string& device_name, int threads,
                                          const std::string& libtorch_version);
 
-// Adds or replaces the entry with the same key. Throws std::runtime_error when the cache cannot be written.
-void store_peak(const PeakInfo& p);
+// Adds or replaces the entry with the same key; false (and nothing written) when there is no cache
+// place (peak_cache_path() empty). Throws std::runtime_error when the cache cannot be written.
+bool store_peak(const PeakInfo& p);
 
 }  // namespace trainbench

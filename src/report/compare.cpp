@@ -100,6 +100,29 @@ void ignore_field(ResultsFile& f, const std::string& field) {
   for (auto& r : f.benchmarks) r.*member = "*";
 }
 
+std::string disjoint_hint(const ResultsFile& base, const ResultsFile& other) {
+  if (base.benchmarks.empty() || other.benchmarks.empty()) return "";
+  if (!compare_runs(base, other, "", "").cases.empty()) return "";
+  auto values = [](const ResultsFile& f, std::string Record::*member) {
+    std::set<std::string> v;
+    for (const auto& r : f.benchmarks) v.insert(r.*member);
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  const std::vector<std::pair<std::string, std::string Record::*>> fields = {
+      {"layout", &Record::layout}, {"precision", &Record::precision}, {"optimizer", &Record::optimizer}};
+  for (const auto& [name, member] : fields) {
+    ResultsFile b = base, o = other;
+    ignore_field(b, name);
+    ignore_field(o, name);
+    if (compare_runs(b, o, "", "").cases.empty()) continue;
+    return "no case in common: they differ in " + name + " (" + values(base, member) + " in BASE, " +
+           values(other, member) + " in OTHER); try --ignore " + name;
+  }
+  return "no case in common (not even with --ignore layout,precision,optimizer): nothing to compare";
+}
+
 Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const std::string& base_label,
                         const std::string& other_label) {
   const bool with_threads = has_duplicate_keys(base) || has_duplicate_keys(other);

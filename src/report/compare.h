@@ -63,6 +63,11 @@ double geometric_mean(const std::vector<double>& values);  // NaN for none
 // Throws std::invalid_argument naming an unknown field.
 void ignore_field(ResultsFile& f, const std::string& field);
 
+// When BASE and OTHER share no case: one line saying so, and the setting whose --ignore would line
+// them up ("no case in common: they differ in layout (nchw in BASE, nhwc in OTHER); try --ignore layout").
+// "" when they share a case or either has none.
+std::string disjoint_hint(const ResultsFile& base, const ResultsFile& other);
+
 // Joins BASE and OTHER. Threads stay in the key when either file sweeps threads (a key that would
 // otherwise appear twice in one file).
 Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const std::string& base_label,

@@ -28,6 +28,10 @@ struct ReportRun {
 std::string find_chartjs();
 const std::vector<std::string>& chartjs_candidates();
 
+// The hook for a case whose median's noise missed the --max-noise target (Record::noise_target_met is
+// false): its bar in a single run's throughput chart and its row in the cases table are marked "noisy".
+bool noise_missed(const Record& r);
+
 // The data the page draws from (context rows, chart series, table rows), computed here so the page's
 // script only draws. The first run is BASE.
 nlohmann::json report_model(const std::vector<ReportRun>& runs);
@@ -44,6 +48,8 @@ namespace detail {
 std::string fill_report_template(const std::string& title, const std::string& model_json,
                                  const std::string& body_html, const std::string& chartjs);
 std::string html_escape(const std::string& s);
+// JSON text made safe inside <script>: <, >, & and U+2028/U+2029 written as \uXXXX escapes.
+std::string json_script_safe(const std::string& json);
 }  // namespace detail
 
 }  // namespace trainbench

@@ -95,6 +95,41 @@ const char* const kScript = R"TB(
     ctx.beginPath(); ctx.moveTo(a.left, y); ctx.lineTo(a.right, y); ctx.stroke(); ctx.restore();
   } };
 
+  // A single run: throughput per model. Cases without a bar carry a mark on the axis ("OOM", "error");
+  // bars of cases whose noise missed the target carry "noisy" above them.
+  var markLabels = { id: 'markLabels', afterDatasetsDraw: function (chart) {
+    var ctx = chart.ctx, a = chart.chartArea;
+    ctx.save(); ctx.font = 'bold 11px sans-serif'; ctx.textAlign = 'center';
+    chart.data.datasets.forEach(function (ds, di) {
+      var meta = chart.getDatasetMeta(di);
+      (ds.marks || []).forEach(function (m, i) {
+        if (!m || !meta.data[i]) return;
+        var x = meta.data[i].x, y = m === 'noisy' ? meta.data[i].y - 4 : a.bottom - 4;
+        if (!isFinite(x)) x = chart.scales.x.getPixelForValue(i);
+        if (!isFinite(y)) y = a.bottom - 4;
+        ctx.fillStyle = m === 'noisy' ? '#8a6d00' : '#d62728';
+        ctx.fillText(m === 'noisy' ? '~' : m, x, y);
+      });
+    });
+    ctx.restore();
+  } };
+  (model.throughput || []).forEach(function (tp, k) {
+    var gt = section(k === 0 ? 'Throughput per model' : 'Throughput per model (' + tp.unit + ')',
+      k === 0 ? 'One bar per case (series: precision and layout where they vary). OOM: out of memory, no ' +
+      'throughput; ~: the noise of the median stayed above the --max-noise target.' : '');
+    addChart(gt, tp.unit, {
+      type: 'bar',
+      data: { labels: tp.labels, datasets: tp.series.map(function (ser, i) {
+        return { label: ser.label, data: ser.data, marks: ser.marks, backgroundColor: color(i) };
+      }) },
+      options: { scales: { y: { beginAtZero: true, title: axisTitle(tp.unit) }, x: { ticks: { autoSkip: false } } },
+                 plugins: { tooltip: tooltipWith(function (ctx) {
+                   var m = ctx.dataset.marks[ctx.dataIndex];
+                   return ' ' + tp.unit + (m === 'noisy' ? ' (noise above target)' : ''); }) } },
+      plugins: [markLabels]
+    }, tp.marks.length ? tp.marks.join('; ') : '');
+  });
+
   if (model.speedup) {
     var s = model.speedup;
     var g = section('Speed-up over BASE', 'Bars: OTHER / BASE throughput per model (geometric mean over the ' +
@@ -268,12 +303,33 @@ std::string script_safe(const std::string& s) {
 
 }  // namespace
 
+std::string json_script_safe(const std::string& json) {
+  // Inside JSON text these bytes only occur within strings, where \uXXXX means the same character: no
+  // content can then end the script element, open a comment or tag, or (U+2028/U+2029) break a parser
+  // that treats them as line ends.
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' && (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string fill_report_template(const std::string& title, const std::string& model_json,
                                  const std::string& body_html, const std::string& chartjs) {
   std::string page = replace_once(kHead, "@TITLE@", html_escape(title));
   page += body_html;
   page += "<pre id=\"tb-status\">charts=? drawn=? errors=?</pre>\n";
-  page += "<script type=\"application/json\" id=\"tb-model\">" + script_safe(model_json) + "</script>\n";
+  page += "<script type=\"application/json\" id=\"tb-model\">" + json_script_safe(model_json) + "</script>\n";
   page += "<script>\n" + script_safe(chartjs) + "\n</script>\n";
   page += kScript;
   return page;

@@ -253,7 +253,76 @@ json scaling_model(const std::vector<ReportRun>& runs) {
   return out;
 }
 
+// A single run: throughput per model as bars, one chart per unit (images/s, sequences/s), one series per
+// precision/layout combination when those vary in the run. A case without a throughput stays an empty
+// slot with an "OOM" (out of memory) or "error" mark; a case whose noise missed the target is marked too.
+json throughput_model(const std::vector<ReportRun>& runs) {
+  if (runs.size() != 1) return nullptr;
+  const auto& records = runs[0].file.benchmarks;
+  std::vector<std::string> units;
+  for (const auto& r : records)
+    if (std::find(units.begin(), units.end(), r.unit) == units.end()) units.push_back(r.unit);
+  json out = json::array();
+  for (const auto& unit : units) {
+    std::set<std::string> precisions, layouts;
+    for (const auto& r : records) {
+      if (r.unit != unit) continue;
+      precisions.insert(r.precision);
+      layouts.insert(r.layout);
+    }
+    auto series_of = [&](const Record& r) {
+      std::string s;
+      if (precisions.size() > 1) s = r.precision;
+      if (layouts.size() > 1) s += (s.empty() ? "" : " ") + r.layout;
+      return s.empty() ? std::string("throughput") : s;
+    };
+    // The category: the case without its precision and layout.
+    auto category_of = [](const Record& r) {
+      std::string c = r.model;
+      for (const auto& [k, v] : r.params) c += (c == r.model ? ":" : ",") + k + "=" + v;
+      c += " b" + std::to_string(r.batch_size);
+      if (r.optimizer != "sgd") c += " " + r.optimizer;
+      if (r.forward_only) c += " fwd";
+      if (r.threads > 0) c += " t" + std::to_string(r.threads);
+      if (r.device != "cpu") c += " " + r.device;
+      return c;
+    };
+    std::vector<std::string> labels, series_names;
+    std::map<std::pair<std::string, std::string>, const Record*> cell;
+    for (const auto& r : records) {
+      if (r.unit != unit) continue;
+      const std::string c = category_of(r), sn = series_of(r);
+      if (std::find(labels.begin(), labels.end(), c) == labels.end()) labels.push_back(c);
+      if (std::find(series_names.begin(), series_names.end(), sn) == series_names.end()) series_names.push_back(sn);
+      cell.emplace(std::make_pair(c, sn), &r);
+    }
+    json series = json::array(), marks = json::array();
+    for (const auto& sn : series_names) {
+      json data = json::array(), mark = json::array();
+      for (const auto& c : labels) {
+        auto it = cell.find({c, sn});
+        const Record* r = it == cell.end() ? nullptr : it->second;
+        data.push_back(r && r->ok() ? number_or_null(r->throughput) : json(nullptr));
+        std::string m;
+        if (r && r->status == Status::oom) m = "OOM";
+        else if (r && r->status == Status::error) m = "error";
+        else if (r && noise_missed(*r)) m = "noisy";
+        mark.push_back(m.empty() ? json(nullptr) : json(m));
+        if (!m.empty()) {
+          const std::string what = m == "OOM" ? "out of memory" : m == "noisy" ? "noise above the target" : "error";
+          marks.push_back(c + (series_names.size() > 1 ? " " + sn : "") + ": " + what);
+        }
+      }
+      series.push_back({{"label", sn}, {"data", data}, {"marks", mark}});
+    }
+    out.push_back({{"unit", unit}, {"labels", labels}, {"series", series}, {"marks", marks}});
+  }
+  return out;
+}
+
 }  // namespace
+
+bool noise_missed(const Record& r) { return r.noise_target_met.has_value() && !*r.noise_target_met; }
 
 json report_model(const std::vector<ReportRun>& runs) {
   json m;
@@ -265,6 +334,7 @@ json report_model(const std::vector<ReportRun>& runs) {
   m["ablation"] = ablation_model(runs);
   m["explain"] = explain_model(runs);
   m["scaling"] = scaling_model(runs);
+  m["throughput"] = throughput_model(runs);
   return m;
 }
 

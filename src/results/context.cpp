@@ -301,6 +301,7 @@ nlohmann::json to_json(const Context& c) {
   j["gpu_runtime_version"] = opt(c.gpu_runtime_version);
   j["world_size"] = c.world_size;
   j["dist_backend"] = opt(c.dist_backend);
+  j["resume_note"] = opt(c.resume_note);
   return j;
 }
 
@@ -340,6 +341,7 @@ Context context_from_json(const nlohmann::json& j) {
   // Files written before data parallelism lack these two keys: one process, no backend.
   if (j.contains("world_size")) c.world_size = static_cast<int>(get_int(j, "world_size"));
   if (j.contains("dist_backend")) c.dist_backend = get_optional_string(j, "dist_backend");
+  if (j.contains("resume_note")) c.resume_note = get_optional_string(j, "resume_note");
   return c;
 }
 

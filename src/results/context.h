@@ -43,6 +43,9 @@ struct Context {
   std::optional<std::string> gpu_runtime_version;  // "CUDA 12.4" or "HIP 6.2.41133", from at::show_config()
   int world_size = 1;                         // processes of a data-parallel run (`run --dist`); 1 otherwise
   std::optional<std::string> dist_backend;    // gloo | nccl for a data-parallel run; null otherwise
+  // `run --resume --force` with a journal of a different plan: what differed (the older records were kept
+  // as they were). Null otherwise, and in files written before it existed.
+  std::optional<std::string> resume_note;
 };
 
 // Looks at this process and machine. Runs one small matrix product first so that the BLAS LibTorch

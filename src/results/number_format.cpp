@@ -10,6 +10,8 @@ namespace trainbench {
 std::string format_significant(double x, int digits) {
   if (!std::isfinite(x)) return "-";
   if (x == 0.0) return "0";
+  // Far from 1 a fixed-point number grows long (1e300 has 301 digits): scientific notation keeps it short.
+  if (std::fabs(x) >= 1e15 || std::fabs(x) < 1e-6) return fmt::format("{:.{}e}", x, std::max(0, digits - 1));
   int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(x))));
   const double scale = std::pow(10.0, digits - 1 - magnitude);
   const double rounded = std::round(x * scale) / scale;

@@ -5,7 +5,8 @@
 
 namespace trainbench {
 
-// 12345 -> "12300", 3.14159 -> "3.14", 0.0012345 -> "0.00123", 0 -> "0"; non-finite -> "-".
+// 12345 -> "12300", 3.14159 -> "3.14", 0.0012345 -> "0.00123", 0 -> "0"; non-finite -> "-";
+// |x| >= 1e15 or < 1e-6 in scientific notation: 1.23e+20, 4.56e-09.
 std::string format_significant(double x, int digits = 3);
 // 512 -> "512 B", 1536 -> "1.50 KiB", 3 << 30 -> "3.00 GiB"; negative (unknown) -> "-".
 std::string format_bytes(int64_t bytes);

@@ -5,7 +5,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "core/value_rules.h"
 
 #include "results/detail/json_fields.h"
 
@@ -104,6 +107,41 @@ DistInfo dist_from_json(const nlohmann::json& j) {
   d.single_process_throughput = get_double(j, "single_process_throughput");
   d.scaling_efficiency = get_double(j, "scaling_efficiency");
   return d;
+}
+
+// Values no measurement can produce (a negative batch or throughput, a magnitude beyond any machine, an
+// infinity from a number too large for a double) make the record unreadable, naming the field, so that
+// printers, comparisons and reports never see them. Null (NaN: not measured) passes.
+void check_values(const Record& r) {
+  auto check = [](const char* field, double v, double lo, double hi, bool integer = false) {
+    if (std::isnan(v)) return;
+    const std::string why = number_problem(v, NumberRule{lo, hi, false, integer});
+    if (!why.empty()) throw std::runtime_error(fmt::format("field \"{}\": {} {}", field, v, why));
+  };
+  check("batch_size", static_cast<double>(r.batch_size), 0, 1e12, true);  // 0: not set (a default Record)
+  check("threads", r.threads, kThreadCount.lo, kThreadCount.hi, true);
+  check("throughput", r.throughput, 0, 1e15);
+  check("tokens_per_s", r.tokens_per_s, 0, 1e18);
+  const Summary& t = r.step_time_s;
+  for (const auto& [name, v] : {std::make_pair("step_time_s.median", t.median), std::make_pair("step_time_s.mean", t.mean),
+                                std::make_pair("step_time_s.stddev", t.stddev), std::make_pair("step_time_s.min", t.min),
+                                std::make_pair("step_time_s.max", t.max), std::make_pair("step_time_s.jitter", t.jitter)}) {
+    check(name, v, 0, 1e9);
+  }
+  check("step_time_s.n", static_cast<double>(t.n), 0, 1e12, true);
+  for (double v : r.samples_s) check("samples_s", v, 0, 1e9);
+  check("warmup_steps", static_cast<double>(r.warmup_steps), 0, 1e12, true);
+  check("warmup_time_s", r.warmup_time_s, 0, 1e9);
+  check("wall_time_s", r.wall_time_s, 0, 1e9);
+  check("flops_per_step", r.flops_per_step, 0, 1e24);
+  check("achieved_gflops", r.achieved_gflops, 0, 1e15);
+  check("percent_of_peak", r.percent_of_peak, 0, 1e6);
+  check("parameters", static_cast<double>(r.parameters), 0, 1e15, true);
+  check("peak_memory_bytes", static_cast<double>(r.peak_memory_bytes), -1, 1e18, true);  // -1: unknown
+  check("peak_reserved_bytes", static_cast<double>(r.peak_reserved_bytes), -1, 1e18, true);
+  check("skipped_steps", static_cast<double>(r.skipped_steps), 0, 1e12, true);
+  check("throttled_samples", static_cast<double>(r.throttled_samples), 0, 1e12, true);
+  if (r.dist) check("dist.world_size", r.dist->world_size, 1, 1e7, true);
 }
 
 }  // namespace
@@ -210,6 +248,7 @@ Record record_from_json(const nlohmann::json& j) {
   if (j.contains("noise_target_met") && !j["noise_target_met"].is_null()) r.noise_target_met = get_bool(j, "noise_target_met");
   // Files written before data parallelism have no "dist": the case ran in one process.
   if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
+  check_values(r);
   return r;
 }
 

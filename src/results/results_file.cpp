@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/input_file.h"
+
 namespace trainbench {
 
 namespace detail {
@@ -108,13 +110,34 @@ ResultsFile results_from_json(const nlohmann::json& j, const std::string& source
   return f;
 }
 
+namespace detail {
+
+nlohmann::json parse_json_naming_overflow(const std::string& text) {
+  // A number too large for a double (1e999) stops the parser with out_of_range, which knows no field:
+  // the last key seen is that number's.
+  std::string last_key;
+  const nlohmann::json::parser_callback_t track = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key) last_key = parsed.get<std::string>();
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(text, track);
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw std::out_of_range("field \"" + last_key + "\": " + short_json_error(e));
+  }
+}
+
+}  // namespace detail
+
 ResultsFile results_from_string(const std::string& text, const std::string& source) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw ResultsError(source + ": file is empty");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text);
+    j = detail::parse_json_naming_overflow(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw ResultsError(source + ": not valid JSON (truncated?): " + detail::short_json_error(e));
+  } catch (const std::out_of_range& e) {
+    throw ResultsError(source + ": " + e.what());
   }
   return results_from_json(j, source);
 }
@@ -147,15 +170,13 @@ void write_results_atomic(const std::string& path, const ResultsFile& f) {
 }
 
 ResultsFile read_results(const std::string& path) {
-  struct stat st{};
-  if (::stat(path.c_str(), &st) != 0)
-    throw ResultsError(path + (errno == ENOENT ? std::string(": no such file") : ": " + std::string(std::strerror(errno))));
-  if (S_ISDIR(st.st_mode)) throw ResultsError(path + ": is a directory, not a results file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ResultsError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return results_from_string(ss.str(), path);
+  std::string text;
+  try {
+    text = read_input_file(path);  // a directory, FIFO or device is refused, never read
+  } catch (const std::runtime_error& e) {
+    throw ResultsError(e.what());
+  }
+  return results_from_string(text, path);
 }
 
 }  // namespace trainbench

@@ -49,6 +49,9 @@ ResultsFile read_results(const std::string& path);
 namespace detail {
 // Writes `text` to `fd` in full and fsyncs it; false on any failure (errno set).
 bool write_all_and_sync(int fd, const std::string& text);
+// Parses JSON text; a number that overflows a double throws std::out_of_range naming its field
+// ('field "throughput": number overflow parsing ...'), other errors nlohmann's parse_error.
+nlohmann::json parse_json_naming_overflow(const std::string& text);
 // The parse error of nlohmann::json without its "[json.exception...] " prefix.
 std::string short_json_error(const std::exception& e);
 }  // namespace detail

@@ -1,6 +1,11 @@
 #include "runner/case.h"
 
+#include "core/value_rules.h"
+
 #include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
 #include <sstream>
 #include <vector>
 
@@ -24,15 +29,17 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-[[noreturn]] void fail(const std::string& input, const std::string& token, const std::string& why) {
-  // Point at the bad token under the quoted input.
-  const auto pos = input.find(token);
+// Points at the bad token under the quoted input: `column` is 1-based; 0 leaves the column out.
+[[noreturn]] void fail_at_column(const std::string& input, const std::string& token, size_t column, const std::string& why) {
   std::string msg = "bad case descriptor '" + input + "': ";
   msg += token.empty() ? why : "'" + token + "' " + why;
-  if (pos != std::string::npos && !token.empty()) {
-    msg += " (at column " + std::to_string(pos + 1) + ")";
-  }
+  if (column > 0) msg += " (at column " + std::to_string(column) + ")";
   throw DescriptorError(msg);
+}
+
+[[noreturn]] void fail(const std::string& input, const std::string& token, const std::string& why) {
+  const auto pos = token.empty() ? std::string::npos : input.find(token);
+  fail_at_column(input, token, pos == std::string::npos ? 0 : pos + 1, why);
 }
 
 }  // namespace
@@ -59,12 +66,18 @@ std::string Case::descriptor() const {
 Case parse_case(const std::string& input) {
   std::vector<std::string> tok = split(input, ':');
   if (tok.size() < 2 || tok[0].empty()) fail(input, "", "expected MODEL:bBATCH:...:DEVICE");
+  // Column (1-based) where each token starts, to point at an empty or repeated field.
+  std::vector<size_t> column(tok.size());
+  for (size_t i = 0, at = 1; i < tok.size(); at += tok[i].size() + 1, ++i) column[i] = at;
   Case c;
   c.model = tok[0];
   if (c.model.find_first_of("=,") != std::string::npos) fail(input, c.model, "is not a model name");
 
   // The device is last: "cpu", "cuda", or "cuda" followed by an index token.
   size_t end = tok.size();
+  if (tok[end - 1].empty()) {
+    fail_at_column(input, "", column[end - 1], "empty field after the last ':' (the device comes last)");
+  }
   std::string dev = tok[end - 1];
   if (end >= 3 && all_digits(tok[end - 1]) && tok[end - 2] == "cuda") {
     dev = "cuda:" + tok[end - 1];
@@ -78,34 +91,56 @@ Case parse_case(const std::string& input) {
     fail(input, dev, "is not a device (cpu, cuda or cuda:N) — the device comes last");
   }
 
+  // Each kind of field at most once: a second one (":b8:b16:", ":nchw:nhwc:", ":fwd:fwd:") is refused
+  // where it stands, naming the first.
+  std::map<std::string, size_t> seen;  // field kind -> its token index
+  auto once = [&](const std::string& kind, size_t i) {
+    auto [it, fresh] = seen.emplace(kind, i);
+    if (!fresh) {
+      fail_at_column(input, tok[i], column[i],
+                     "repeats the " + kind + " (already '" + tok[it->second] + "' at column " +
+                         std::to_string(column[it->second]) + ")");
+    }
+  };
   bool have_batch = false;
   for (size_t i = 1; i < end; ++i) {
     const std::string& t = tok[i];
-    if (t.empty()) fail(input, "", "empty field (two colons in a row)");
+    if (t.empty()) {
+      fail_at_column(input, "", column[i], "empty field (two colons in a row)");
+    }
     if (t.find('=') != std::string::npos) {
-      if (i != 1) fail(input, t, "parameters must follow the model name");
+      if (i != 1) fail_at_column(input, t, column[i], "parameters must follow the model name");
       for (const std::string& kv : split(t, ',')) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) fail(input, kv, "is not key=value");
         if (!c.params.emplace(kv.substr(0, eq), kv.substr(eq + 1)).second) fail(input, kv, "repeats a parameter");
       }
     } else if (t[0] == 'b' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
-      if (!all_digits(t.substr(1)) || std::stoll(t.substr(1)) <= 0) fail(input, t, "is not a batch (bN with N > 0)");
+      once("batch", i);
+      if (!all_digits(t.substr(1)) || std::stoll(t.substr(1)) <= 0) fail_at_column(input, t, column[i], "is not a batch (bN with N > 0)");
       c.batch = std::stoll(t.substr(1));
       have_batch = true;
     } else if (t[0] == 't' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
-      if (!all_digits(t.substr(1)) || std::stoi(t.substr(1)) <= 0) fail(input, t, "is not a thread count (tN, N > 0)");
-      c.threads = std::stoi(t.substr(1));
+      once("thread count", i);
+      const std::string n = t.substr(1);
+      if (!all_digits(n) || n.size() > 5 || std::stoi(n) < 1 || std::stoi(n) > static_cast<int>(kThreadCount.hi)) {
+        fail_at_column(input, t, column[i], fmt::format("is not a thread count (tN with N between 1 and {})", kThreadCount.hi));
+      }
+      c.threads = std::stoi(n);
     } else if (contains(known_precisions(), t)) {
+      once("precision", i);
       c.precision = t;
     } else if (contains(known_layouts(), t)) {
+      once("layout", i);
       c.layout = t;
     } else if (contains(known_optimizers(), t)) {
+      once("optimizer", i);
       c.optimizer = t;
     } else if (t == "fwd") {
+      once("'fwd' flag", i);
       c.forward_only = true;
     } else {
-      fail(input, t, "is not a batch (bN), precision, layout, optimizer, thread count (tN) or 'fwd'");
+      fail_at_column(input, t, column[i], "is not a batch (bN), precision, layout, optimizer, thread count (tN) or 'fwd'");
     }
   }
   if (!have_batch) fail(input, "", "no batch size (bN)");

@@ -171,6 +171,13 @@ std::vector<int64_t> parse_int_list(const std::string& text, const std::string& 
   return out;
 }
 
+double checked_number(const std::string& text, const NumberRule& rule, const std::string& what) {
+  double v = 0.0;
+  const std::string why = number_text_problem(text, rule, &v);
+  if (!why.empty()) throw InputError(what + ": " + why);
+  return v;
+}
+
 int64_t parse_size(const std::string& text, const std::string& what) {
   size_t used = 0;
   double v = 0.0;
@@ -189,6 +196,9 @@ int64_t parse_size(const std::string& text, const std::string& what) {
   else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
   if (mult == 0.0 || !(v > 0.0) || !std::isfinite(v)) {
     throw InputError("bad " + what + " '" + text + "' (expected a size like 4G, 512M or bytes)");
+  }
+  if (v * mult > 1152921504606846976.0) {  // 2^60 bytes: any larger would overflow a byte count
+    throw InputError("bad " + what + " '" + text + "' (must be at most 1048576T)");
   }
   return static_cast<int64_t>(v * mult);
 }

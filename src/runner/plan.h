@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/value_rules.h"
 #include "runner/case.h"
 
 namespace trainbench {
@@ -57,6 +58,9 @@ std::map<std::string, std::vector<std::string>> parse_sets(const std::vector<std
 // Parses "16,32,64" style lists. `what` names the flag in the error.
 std::vector<std::string> split_list(const std::string& text, const std::string& what);
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what);
+
+// The number `text` as `rule` (core/value_rules.h) allows it; throws InputError "<what>: <text> <reason>".
+double checked_number(const std::string& text, const NumberRule& rule, const std::string& what);
 
 // Parses sizes like 4G, 512M, 1.5GiB, 1000000 (bytes). Throws InputError.
 int64_t parse_size(const std::string& text, const std::string& what);

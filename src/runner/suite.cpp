@@ -1,5 +1,10 @@
 #include "runner/suite.h"
 
+#include "core/device.h"
+#include "core/input_file.h"
+#include "core/value_rules.h"
+#include "workloads/registry.h"
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -84,8 +89,54 @@ std::vector<std::string> read_models(const std::string& path, const toml::node& 
 
 std::vector<int> read_threads(const std::string& path, const toml::node& node) {
   std::vector<int> out;
-  for (int64_t n : read_list<int64_t>(path, "threads", node)) out.push_back(static_cast<int>(n));
+  for (int64_t n : read_list<int64_t>(path, "threads", node)) {
+    const std::string why = number_problem(static_cast<double>(n), kThreadCount);
+    if (!why.empty()) fail_at(path, node.source(), "threads: " + std::to_string(n) + " " + why);
+    out.push_back(static_cast<int>(n));
+  }
   return out;
+}
+
+// precision, layout, optimizer: each value one of `allowed`, refused at its own line.
+std::vector<std::string> read_choices(const std::string& path, const std::string& key, const toml::node& node,
+                                      const std::vector<std::string>& allowed) {
+  std::vector<std::string> out = read_list<std::string>(path, key, node);
+  for (const auto& v : out) {
+    if (std::find(allowed.begin(), allowed.end(), v) != allowed.end()) continue;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail_at(path, node.source(), "unknown " + key + " '" + v + "' (expected one of: " + list + ")");
+  }
+  return out;
+}
+
+std::vector<std::string> read_devices(const std::string& path, const toml::node& node) {
+  std::vector<std::string> out = read_list<std::string>(path, "device", node);
+  for (const auto& d : out) {
+    try {
+      const std::string why = device_unavailable_reason(parse_device(d));
+      if (!why.empty()) fail_at(path, node.source(), why);
+    } catch (const std::invalid_argument& e) {
+      fail_at(path, node.source(), e.what());
+    }
+  }
+  return out;
+}
+
+// Every parameter combination checked against every model of the group, at the line of the `set` key.
+void check_params(const std::string& path, const toml::node& set_node, const std::vector<std::string>& models,
+                  const std::vector<std::map<std::string, std::string>>& params) {
+  for (const auto& m : models) {
+    const WorkloadInfo* w = find_workload(m);
+    if (w == nullptr) continue;
+    for (const auto& p : params) {
+      try {
+        (void)canonical_params(*w, p);
+      } catch (const std::invalid_argument& e) {
+        fail_at(path, set_node.source(), e.what());
+      }
+    }
+  }
 }
 
 // [group.cpu] / [group.cuda]: values that replace the group's on that kind of device.
@@ -96,9 +147,9 @@ SweepOverride read_override(const std::string& path, const std::string& device, 
     if (key == "model") o.models = read_models(path, node);
     else if (key == "batch") o.batches = read_batches(path, node);
     else if (key == "set") o.params = params_product(read_sets(path, node));
-    else if (key == "precision") o.precisions = read_list<std::string>(path, key, node);
-    else if (key == "layout") o.layouts = read_list<std::string>(path, key, node);
-    else if (key == "optimizer") o.optimizers = read_list<std::string>(path, key, node);
+    else if (key == "precision") o.precisions = read_choices(path, key, node, known_precisions());
+    else if (key == "layout") o.layouts = read_choices(path, key, node, known_layouts());
+    else if (key == "optimizer") o.optimizers = read_choices(path, key, node, known_optimizers());
     else if (key == "threads") o.threads = read_threads(path, node);
     else fail_at(path, node.source(), "unknown key '" + key + "' in [group." + device + "]");
   }
@@ -116,13 +167,13 @@ Sweep read_group(const std::string& path, const toml::table& t) {
     } else if ((key == "cpu" || key == "cuda") && node.is_table()) {
       s.per_device[key] = read_override(path, key, *node.as_table());
     } else if (key == "precision") {
-      s.precisions = read_list<std::string>(path, key, node);
+      s.precisions = read_choices(path, key, node, known_precisions());
     } else if (key == "layout") {
-      s.layouts = read_list<std::string>(path, key, node);
+      s.layouts = read_choices(path, key, node, known_layouts());
     } else if (key == "optimizer") {
-      s.optimizers = read_list<std::string>(path, key, node);
+      s.optimizers = read_choices(path, key, node, known_optimizers());
     } else if (key == "device") {
-      s.devices = read_list<std::string>(path, key, node);
+      s.devices = read_devices(path, node);
     } else if (key == "threads") {
       s.threads = read_threads(path, node);
     } else if (key == "set") {
@@ -135,6 +186,13 @@ Sweep read_group(const std::string& path, const toml::table& t) {
   }
   if (s.models.empty()) fail_at(path, t.source(), "[[group]] has no 'model'");
   if (s.batches.empty()) fail_at(path, t.source(), "[[group]] has no 'batch'");
+  // Parameters need the models, which may come later in the table: checked once all keys are read.
+  if (const toml::node* set = t.get("set")) check_params(path, *set, s.models, s.params);
+  for (const auto& [device, o] : s.per_device) {
+    const toml::table& dt = *t.get(device)->as_table();
+    if (const toml::node* set = dt.get("set")) check_params(path, *set, o.models ? *o.models : s.models, o.params ? *o.params : s.params);
+    else if (o.models && t.get("set")) check_params(path, *t.get("set"), *o.models, s.params);
+  }
   try {
     (void)make_plan(s);  // every value checked now, so a bad suite fails before anything runs
   } catch (const InputError& e) {
@@ -143,18 +201,39 @@ Sweep read_group(const std::string& path, const toml::table& t) {
   return s;
 }
 
+// A [settings] number, checked by the same rule as its flag (runner/value_rules.h).
+template <typename T>
+T read_number(const std::string& path, const std::string& key, const toml::node& node, const NumberRule& rule) {
+  const T v = read_scalar<T>(path, key, node);
+  const std::string why = number_problem(static_cast<double>(v), rule);
+  if (!why.empty()) fail_at(path, node.source(), key + ": " + fmt::format("{}", v) + " " + why);
+  return v;
+}
+
 SuiteSettings read_settings(const std::string& path, const toml::table& t) {
   SuiteSettings s;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
-    if (key == "warmup") s.warmup = read_scalar<int64_t>(path, key, node);
-    else if (key == "min_steps") s.min_steps = read_scalar<int64_t>(path, key, node);
-    else if (key == "min_time") s.min_time = read_scalar<double>(path, key, node);
-    else if (key == "max_time") s.max_time = read_scalar<double>(path, key, node);
-    else if (key == "max_noise") s.max_noise_pct = read_scalar<double>(path, key, node);
-    else if (key == "timeout") s.timeout = read_scalar<double>(path, key, node);
-    else if (key == "memory_limit") s.memory_limit = read_scalar<std::string>(path, key, node);
-    else fail_at(path, node.source(), "unknown key '" + key + "' in [settings]");
+    if (key == "warmup") s.warmup = read_number<int64_t>(path, key, node, kWarmupSteps);
+    else if (key == "min_steps") s.min_steps = read_number<int64_t>(path, key, node, kStepCount);
+    else if (key == "min_time") s.min_time = read_number<double>(path, key, node, kSeconds);
+    else if (key == "max_time") s.max_time = read_number<double>(path, key, node, kSecondsPositive);
+    else if (key == "max_noise") s.max_noise_pct = read_number<double>(path, key, node, kNoisePercent);
+    else if (key == "timeout") s.timeout = read_number<double>(path, key, node, kSeconds);
+    else if (key == "memory_limit") {
+      s.memory_limit = read_scalar<std::string>(path, key, node);
+      try {
+        (void)parse_size(*s.memory_limit, "memory_limit");
+      } catch (const InputError& e) {
+        fail_at(path, node.source(), e.what());
+      }
+    } else {
+      fail_at(path, node.source(), "unknown key '" + key + "' in [settings]");
+    }
+    s.origin[key] = path + ":" + std::to_string(node.source().begin.line) + ": " + key;
+  }
+  if (s.min_time && s.max_time && *s.min_time > *s.max_time) {
+    fail_at(path, t.get("min_time")->source(), fmt::format("min_time {} is above max_time {}", *s.min_time, *s.max_time));
   }
   return s;
 }
@@ -186,10 +265,18 @@ Suite load_suite(const std::string& name_or_path) {
       throw InputError("unknown suite '" + name_or_path + "' (built-in: " + known + "; or give a .toml path)");
     }
   }
-  if (!fs::exists(path)) throw InputError("suite file '" + path + "' does not exist");
+  if (const std::string why = input_file_problem(path); why == "no such file") {
+    throw InputError("suite file '" + path + "' does not exist");
+  }
+  std::string text;
+  try {
+    text = read_input_file(path);  // a directory or FIFO is refused at once, never read
+  } catch (const std::runtime_error& e) {
+    throw InputError(std::string("suite file ") + e.what());
+  }
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw InputError(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }

@@ -1,5 +1,6 @@
 // Suites: declarative experiment grids in TOML (suites/*.toml; format in docs/suites.md).
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@ struct SuiteSettings {
   std::optional<long> warmup, min_steps;
   std::optional<double> min_time, max_time, max_noise_pct, timeout;
   std::optional<std::string> memory_limit;
+  std::map<std::string, std::string> origin;  // key -> "FILE:LINE: key", for messages about a value set here
 };
 
 struct Suite {

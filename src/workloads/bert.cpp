@@ -72,19 +72,18 @@ WorkloadInfo bert_workload_info() {
       {"max_pos", "512", "position-embedding length, 1 to 100000 (at least seq)", int_in_range(1, 100'000)},
       {"seq", "200", "tokens per sequence, 1 to 100000 (at most max_pos)", int_in_range(1, 100'000)},
   };
-  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> {
-    // Checks across parameters, which canonical_params cannot make one key at a time.
-    const int64_t seq = param_int(o.params, "seq"), max_pos = param_int(o.params, "max_pos");
+  w.check_together = [](const Params& p) {
+    const int64_t seq = param_int(p, "seq"), max_pos = param_int(p, "max_pos");
     if (seq > max_pos) {
       throw std::invalid_argument("bert: seq " + std::to_string(seq) + " exceeds max_pos " + std::to_string(max_pos));
     }
-    const int64_t hidden = param_int(o.params, "hidden"), heads = param_int(o.params, "heads");
+    const int64_t hidden = param_int(p, "hidden"), heads = param_int(p, "heads");
     if (hidden % heads != 0) {
       throw std::invalid_argument("bert: heads " + std::to_string(heads) + " does not divide hidden " +
                                   std::to_string(hidden));
     }
-    return std::make_unique<BertWorkload>(o);
   };
+  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<BertWorkload>(o); };
   return w;
 }
 

@@ -63,6 +63,7 @@ Params canonical_params(const WorkloadInfo& w, const Params& given) {
     }
     if (value != spec->default_value) out[key] = value;
   }
+  if (w.check_together) w.check_together(effective_params(w, given));
   return out;
 }
 

@@ -30,6 +30,10 @@ struct WorkloadInfo {
   int64_t default_batch = 32;
   std::string description;
   std::vector<ParamSpec> params;
+  // Checks across parameters (bert: heads divide hidden, seq at most max_pos), given every parameter with
+  // the defaults filled in; throws std::invalid_argument (one line). Run by canonical_params, so a plan
+  // refuses such a case before anything runs.
+  std::function<void(const Params& all)> check_together;
   // Builds the workload; options.params holds every parameter (defaults filled in).
   std::function<std::unique_ptr<Workload>(const WorkloadOptions& options)> make;
 };
