@@ -426,7 +426,8 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
                                    "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
-                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist"}));
+                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples",
+                                   "energy_j_per_sample", "mean_power_w", "energy_source", "dist"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n"}));
   // The fixture uses the same keys, so it documents the schema as written.

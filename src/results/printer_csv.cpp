@@ -34,7 +34,7 @@ const char* const kHeader[] = {
     "step_time_min_s", "step_time_max_s", "step_time_jitter_s", "step_time_n", "warmup_steps", "warmup_time_s",
     "stop_reason", "flops_per_step", "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s",
     "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps", "loss_scale", "mean_sm_clock_mhz",
-    "throttled_samples",
+    "throttled_samples", "energy_j_per_sample", "mean_power_w", "energy_source",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -60,7 +60,8 @@ std::string print_csv(const std::vector<Record>& records) {
                      num(r.flops_per_step), num(r.achieved_gflops), num(r.percent_of_peak), std::to_string(r.parameters),
                      std::to_string(r.peak_memory_bytes), num(r.wall_time_s), std::to_string(r.peak_reserved_bytes),
                      r.tf32, r.algorithm_search, std::to_string(r.skipped_steps), num(r.loss_scale),
-                     num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples)});
+                     num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples),
+                     num(r.energy_j_per_sample), num(r.mean_power_w), r.energy_source.value_or("")});
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/device.h"
+#include "core/energy.h"
 #include "core/gpu_clock.h"
 #include "workloads/registry.h"
 
@@ -135,6 +136,8 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
     StoppingPolicy policy = m.policy();
     std::vector<double> samples;
     samples.reserve(1024);
+    EnergyMeter energy = EnergyMeter::for_device(c.device);
+    energy.start();  // the measured steps only: warm-up and model build are outside
     const auto start = Clock::now();
     while (true) {
       const auto t0 = Clock::now();
@@ -144,10 +147,17 @@ Record measure_case(const Case& c, const MeasureSettings& m) {
       if (filter.keep(clock->read())) samples.push_back(std::chrono::duration<double>(t1 - t0).count());
       if (policy.done({samples, std::chrono::duration<double>(Clock::now() - start).count()})) break;
     }
+    energy.stop();
     r.throttled_samples = filter.dropped();
     if (const auto mhz = filter.mean_kept_mhz()) r.mean_sm_clock_mhz = *mhz;
     r.skipped_steps = w->skipped_steps() - skipped_before;
     r.loss_scale = w->loss_scale();
+    // Throttled steps ran inside the energy window: their samples count, so J/sample is per sample trained.
+    if (const auto e = energy.figures((static_cast<int64_t>(samples.size()) + r.throttled_samples) * w->samples_per_step())) {
+      r.energy_j_per_sample = e->j_per_sample;
+      r.mean_power_w = e->mean_power_w;
+      r.energy_source = e->source;
+    }
     if (samples.empty()) {
       throw std::runtime_error("every measured step ran with the GPU clock throttled (" +
                                std::to_string(r.throttled_samples) + " dropped)");
