@@ -11,7 +11,7 @@
 #   exact flags, and its precompiled <torch/torch.h>, once built, makes each compile a few seconds.
 # --only: compile only the files whose path matches REGEX (grep -E), e.g. --only 'device|nvml'.
 # --skip-code: the exit code when there is nothing to check (no toolkit; a GPU build, which compiles
-#   these branches itself); default 0. ctest's cuda_compile_check passes 77 and shows "Skipped".
+#   the GPU branches itself, without nvml.h); default 0. ctest's cuda_compile_check passes 77 and shows "Skipped".
 # CUDA_HOME (default /usr/local/cuda) names the toolkit. Exit 1 when any file fails, 2 on bad usage.
 #
 # Two configurations: `cuda` (TRAINBENCH_WITH_CUDA=1) for every such file, and `hip`
@@ -47,9 +47,10 @@ if [[ ! -f $db ]]; then
   say "error: $db is missing: configure a build first (cmake -S . -B $build)" >&2
   exit 2
 fi
+gpu_build=0
 if grep -q -e '-DTRAINBENCH_WITH_CUDA=1' -e '-DTRAINBENCH_WITH_HIP=1' "$db"; then
-  say "skipped: $build is a GPU build, which compiles every GPU branch itself"
-  exit "$skip_code"
+  gpu_build=1
+  say "GPU branches: not compiled here, $build is a GPU build that compiles them itself (NVML types only)"
 fi
 
 # "FILE<TAB>COMMAND" for each entry of the compilation database, the command's JSON escapes undone
@@ -63,7 +64,7 @@ command_for() { awk -F'\t' -v f="$1" '$1 == f { print $2; exit }' <<< "$entries"
 torch_api=$(grep -o -m1 -e '-isystem [^ ]*/torch/csrc/api/include' <<< "$entries" | head -1 | cut -d' ' -f2)
 torch_include=${torch_api%/torch/csrc/api/include}
 [[ -n $torch_api ]] || torch_include=/usr/include
-if [[ ! -f $torch_include/c10/cuda/CUDAMacros.h ]]; then
+if (( ! gpu_build )) && [[ ! -f $torch_include/c10/cuda/CUDAMacros.h ]]; then
   say "skipped: this LibTorch ($torch_include) ships no c10/cuda headers"
   exit "$skip_code"
 fi
@@ -84,7 +85,7 @@ while IFS= read -r f; do
     *.h) f=${f%.h}.cpp; [[ -f $root/$f ]] || { say "error: $f.h has a GPU branch and no $f to compile it" >&2; exit 1; } ;;
   esac
   [[ " ${units[*]-} " == *" $f "* ]] || units+=("$f")
-done < <(cd "$root" && grep -rlE 'TRAINBENCH_WITH_(CUDA|HIP)' src tests --include='*.cpp' --include='*.h' | sort)
+done < <( ((gpu_build)) || (cd "$root" && grep -rlE 'TRAINBENCH_WITH_(CUDA|HIP)' src tests --include='*.cpp' --include='*.h' | sort))
 
 declare -a jobs_list=()  # "CONFIG FILE TEMPLATE_FILE"
 for f in "${units[@]}"; do
@@ -102,6 +103,10 @@ else
   say "nvml: not checked: no nvml.h in $cuda_home (the toolkit's NVML development files are not installed)"
 fi
 
+if (( ${#jobs_list[@]} == 0 )); then
+  say "skipped: nothing to compile"
+  exit "$skip_code"
+fi
 if [[ -n $only ]]; then
   declare -a kept=()
   for job in "${jobs_list[@]}"; do grep -qE -- "$only" <<< "${job#* }" && kept+=("$job"); done
