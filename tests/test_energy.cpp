@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/energy.h"
+#include "core/gpu_clock.h"
 #include "results/printer.h"
 #include "results/record.h"
 
@@ -156,6 +157,17 @@ TEST(EnergyMeter, NoCounterOrAFailedReadGivesNoFigure) {
   failed_start.start();
   failed_start.stop();
   EXPECT_FALSE(failed_start.figures(10).has_value());
+}
+
+TEST(EnergyMeter, NoNvmlMeansNoGpuEnergy) {
+  const NvmlLibrary missing("libtrainbench-no-such-nvml.so.1");
+  EXPECT_FALSE(missing.available());
+  EXPECT_FALSE(missing.total_energy_mj(nullptr).has_value());
+  // A ROCm build or a machine without NVML: a GPU case gets no counter and null figures.
+  if (is_rocm_build() || !NvmlLibrary().available()) {
+    EnergyMeter m = EnergyMeter::for_device(parse_device("cuda"));
+    EXPECT_FALSE(m.available());
+  }
 }
 
 // ---- RAPL zones on a fake powercap tree ------------------------------------------------------------
