@@ -111,7 +111,10 @@ if [[ -n $only ]]; then
   declare -a kept=()
   for job in "${jobs_list[@]}"; do grep -qE -- "$only" <<< "${job#* }" && kept+=("$job"); done
   jobs_list=("${kept[@]}")
-  (( ${#jobs_list[@]} > 0 )) || { say "error: --only '$only' matches no file to compile" >&2; exit 2; }
+  if (( ${#jobs_list[@]} == 0 )); then
+    say "skipped: no file to compile matches --only '$only'"
+    exit "$skip_code"
+  fi
 fi
 
 # compile CONFIG FILE TEMPLATE: the template's compile command, made syntax-only, with the branch on.
@@ -134,7 +137,8 @@ compile() {
     esac
   done
   case $config in
-    cuda | nvml) out+=(-DTRAINBENCH_WITH_CUDA=1) ;;
+    cuda) out+=(-DTRAINBENCH_WITH_CUDA=1) ;;
+    nvml) out+=(-DTRAINBENCH_WITH_CUDA=1 -isystem "${nvml_h%/nvml.h}") ;;
     hip) out+=(-DTRAINBENCH_WITH_HIP=1) ;;
   esac
   (cd "$build" && "${out[@]}" -fsyntax-only -Werror -Wno-error=invalid-pch -I"$work/include" -isystem "$cuda_home/include" "$root/$file")
