@@ -2,9 +2,12 @@
 # One prepared check for a GPU machine that has a pip `torch` (CUDA or ROCm) and no network: builds
 # trainbench against that LibTorch, with the header-only dependencies from a carried folder (made by
 # scripts/vendor-headers.sh), then runs list, the quick suite, peak, maxbatch for bert at seq 512 in
-# bf16, explain for mobilenet_v2, and the seed2019 suite in bf16. Every results file, each step's
-# output and a summary (steps.tsv: step, exit code, seconds) go under $OUT. A failing step is
-# recorded and the script goes on. The whole check keeps within BUDGET_S seconds (default 570).
+# bf16, explain for mobilenet_v2, and the seed2019 suite in bf16; it checks the NVML function types
+# against nvml.h where this machine has one (scripts/cuda-compile-check.sh), and ends with each
+# measured case's energy (energy.txt: J per sample and mean power, from NVML on the GPU). Every
+# results file, each step's output and a summary (steps.tsv: step, exit code, seconds) go under $OUT.
+# A failing step is recorded and the script goes on. The whole check keeps within BUDGET_S seconds
+# (default 570).
 #
 #   OUT=/tmp/out scripts/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--cpu-smoke]
 #
@@ -109,6 +112,9 @@ if [[ ! -x $exe ]]; then
   exit 1
 fi
 
+# The dlopen'd NVML calls' types against this machine's nvml.h (a line saying so where it has none).
+step nvml-signatures 60 "$root/scripts/cuda-compile-check.sh" --build-dir "$build" --only nvml
+
 # ---- runs --------------------------------------------------------------------------------------------
 step version 30 "$exe" --version
 # list counts every model's FLOPs: about a minute on 2 busy CPU cores.
@@ -143,6 +149,32 @@ else
   # Last: it takes what time is left; on the limit trainbench writes the cases it finished.
   step seed2019-bf16 300 "$exe" run --suite seed2019 --precision bf16 --device cuda --warmup 2 --min-steps 3 \
        --min-time 0.3 --max-time 1.5 --timeout 60 -o "$out/seed2019-bf16.json"
+fi
+
+# ---- energy: every measured case of every results file --------------------------------------------
+if command -v python3 > /dev/null; then
+  python3 - "$out"/*.json > "$out/energy.txt" 2>&1 <<'PY'
+import json, os, sys
+def cell(x, spec):
+    return "null" if x is None else format(x, spec)
+print(f"{'file':<20} {'case':<52} {'throughput':>18} {'J/sample':>10} {'mean W':>8}  source")
+for path in sys.argv[1:]:
+    try:
+        benchmarks = json.load(open(path)).get("benchmarks", [])
+    except (OSError, ValueError):
+        continue
+    for b in benchmarks:
+        if b.get("status") != "ok":
+            continue
+        tput = f"{b.get('throughput', 0):.1f} {b.get('unit', '')}"
+        print(f"{os.path.basename(path):<20} {b.get('name', '?'):<52} {tput:>18} "
+              f"{cell(b.get('energy_j_per_sample'), '.4g'):>10} {cell(b.get('mean_power_w'), '.1f'):>8}  "
+              f"{b.get('energy_source') or 'none'}")
+PY
+  say "energy per measured case (energy.txt):"
+  tee -a "$log" < "$out/energy.txt" >&2
+else
+  say "energy: no python3 to read the results files (the figures are in them: energy_j_per_sample, mean_power_w)"
 fi
 
 say "done in $(( $(date +%s) - start ))s; steps:"

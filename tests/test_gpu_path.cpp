@@ -14,6 +14,7 @@
 
 #include "cli_util.h"
 #include "core/device.h"
+#include "core/energy.h"
 #include "core/gpu_clock.h"
 #include "core/stopping.h"
 #include "results/context.h"
@@ -365,6 +366,16 @@ TEST(GpuMeasure, CpuCasesRecordTheGpuFieldsAsNotApplicable) {
   EXPECT_EQ(r.throttled_samples, 0);
   EXPECT_EQ(r.peak_reserved_bytes, 0);
   EXPECT_EQ(r.warmup_steps, 1);
+  // Energy on a CPU: RAPL where this machine lets it be read, else null.
+  if (rapl_energy_counter()) {
+    EXPECT_EQ(r.energy_source, std::optional<std::string>("rapl"));
+    EXPECT_GT(r.energy_j_per_sample, 0.0);
+    EXPECT_GT(r.mean_power_w, 0.0);
+  } else {
+    EXPECT_FALSE(r.energy_source.has_value());
+    EXPECT_TRUE(std::isnan(r.energy_j_per_sample));
+    EXPECT_TRUE(std::isnan(r.mean_power_w));
+  }
 }
 
 TEST(GpuMeasure, Fp16OnCpuIsTheCasesErrorNotACrash) {

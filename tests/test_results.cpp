@@ -450,7 +450,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
                                    "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist", "noise_target",
-                                   "noise_target_met"}));
+                                   "noise_target_met", "energy_j_per_sample", "mean_power_w", "energy_source"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n", "median_noise",
                                    "lag1_autocorrelation"}));

@@ -2,15 +2,16 @@
 
 #include <dlfcn.h>
 
+#include "core/detail/nvml_api.h"
+
 namespace trainbench {
 
 namespace {
 
-// NVML's C types, as nvml.h declares them: an opaque device handle, int enums, 0 for success.
-using NvmlDevice = void*;
-using NvmlReturn = int;
-constexpr NvmlReturn kNvmlSuccess = 0;
-constexpr int kNvmlClockSm = 1;  // nvmlClockType_t NVML_CLOCK_SM
+namespace nvml = detail::nvml;
+constexpr nvml::ClockType kNvmlClockSm = nvml::kClockSm;
+constexpr nvml::Return kNvmlSuccess = nvml::kSuccess;
+using NvmlReturn = nvml::Return;
 
 template <class F>
 F symbol(void* handle, const char* name) {
@@ -20,14 +21,15 @@ F symbol(void* handle, const char* name) {
 }  // namespace
 
 struct NvmlLibrary::Api {
-  NvmlReturn (*init)() = nullptr;
-  NvmlReturn (*shutdown)() = nullptr;
-  NvmlReturn (*by_index)(unsigned, NvmlDevice*) = nullptr;
-  NvmlReturn (*by_pci)(const char*, NvmlDevice*) = nullptr;
-  NvmlReturn (*clock)(NvmlDevice, int, unsigned*) = nullptr;
-  NvmlReturn (*default_clock)(NvmlDevice, int, unsigned*) = nullptr;
-  NvmlReturn (*max_clock)(NvmlDevice, int, unsigned*) = nullptr;
-  NvmlReturn (*driver)(char*, unsigned) = nullptr;
+  nvml::InitFn init = nullptr;
+  nvml::ShutdownFn shutdown = nullptr;
+  nvml::HandleByIndexFn by_index = nullptr;
+  nvml::HandleByPciBusIdFn by_pci = nullptr;
+  nvml::ClockFn clock = nullptr;
+  nvml::ClockFn default_clock = nullptr;
+  nvml::ClockFn max_clock = nullptr;
+  nvml::DriverVersionFn driver = nullptr;
+  nvml::TotalEnergyFn total_energy = nullptr;
 };
 
 NvmlLibrary::NvmlLibrary(const std::string& soname) : api_(std::make_unique<Api>()) {
@@ -44,6 +46,7 @@ NvmlLibrary::NvmlLibrary(const std::string& soname) : api_(std::make_unique<Api>
   api_->default_clock = symbol<decltype(api_->default_clock)>(handle_, "nvmlDeviceGetDefaultApplicationsClock");
   api_->max_clock = symbol<decltype(api_->max_clock)>(handle_, "nvmlDeviceGetMaxClockInfo");
   api_->driver = symbol<decltype(api_->driver)>(handle_, "nvmlSystemGetDriverVersion");
+  api_->total_energy = symbol<decltype(api_->total_energy)>(handle_, "nvmlDeviceGetTotalEnergyConsumption");
   if (api_->init == nullptr || api_->shutdown == nullptr || api_->by_index == nullptr || api_->clock == nullptr) {
     reason_ = soname + " lacks the NVML functions needed (nvmlInit_v2, nvmlDeviceGetClockInfo, ...)";
     return;
@@ -61,13 +64,13 @@ NvmlLibrary::~NvmlLibrary() {
 }
 
 void* NvmlLibrary::device_by_pci_bus_id(const std::string& bus_id) const {
-  NvmlDevice d = nullptr;
+  nvml::Device d = nullptr;
   if (!initialized_ || api_->by_pci == nullptr || api_->by_pci(bus_id.c_str(), &d) != kNvmlSuccess) return nullptr;
   return d;
 }
 
 void* NvmlLibrary::device_by_index(unsigned index) const {
-  NvmlDevice d = nullptr;
+  nvml::Device d = nullptr;
   if (!initialized_ || api_->by_index(index, &d) != kNvmlSuccess) return nullptr;
   return d;
 }
@@ -86,6 +89,13 @@ std::optional<double> NvmlLibrary::default_sm_clock_mhz(void* device) const {
   if (api_->max_clock != nullptr && api_->max_clock(device, kNvmlClockSm, &mhz) == kNvmlSuccess && mhz > 0)
     return static_cast<double>(mhz);
   return {};
+}
+
+std::optional<uint64_t> NvmlLibrary::total_energy_mj(void* device) const {
+  unsigned long long mj = 0;
+  if (!initialized_ || device == nullptr || api_->total_energy == nullptr || api_->total_energy(device, &mj) != kNvmlSuccess)
+    return {};
+  return static_cast<uint64_t>(mj);
 }
 
 std::optional<std::string> NvmlLibrary::driver_version() const {
@@ -117,18 +127,23 @@ std::optional<double> ClockFilter::mean_kept_mhz() const {
 SmClockReader::SmClockReader(std::function<std::optional<double>()> read, std::optional<double> default_mhz)
     : read_(std::move(read)), default_mhz_(default_mhz) {}
 
-std::unique_ptr<SmClockReader> SmClockReader::for_device(const DeviceSpec& d) {
-  auto none = std::make_unique<SmClockReader>(nullptr, std::nullopt);
-  if (!d.is_gpu() || is_rocm_build()) return none;
+std::optional<NvmlDevice> open_nvml_device(const DeviceSpec& d) {
+  if (!d.is_gpu() || is_rocm_build()) return {};
   auto nvml = std::make_shared<NvmlLibrary>();
-  if (!nvml->available()) return none;
+  if (!nvml->available()) return {};
   void* dev = nullptr;
   if (const auto bus = gpu_pci_bus_id(d)) dev = nvml->device_by_pci_bus_id(*bus);
   if (dev == nullptr) dev = nvml->device_by_index(static_cast<unsigned>(d.index < 0 ? 0 : d.index));
-  if (dev == nullptr) return none;
-  auto reader = std::make_unique<SmClockReader>([nvml, dev] { return nvml->sm_clock_mhz(dev); },
-                                                nvml->default_sm_clock_mhz(dev));
-  reader->nvml_ = nvml;
+  if (dev == nullptr) return {};
+  return NvmlDevice{nvml, dev};
+}
+
+std::unique_ptr<SmClockReader> SmClockReader::for_device(const DeviceSpec& d) {
+  const auto gpu = open_nvml_device(d);
+  if (!gpu) return std::make_unique<SmClockReader>(nullptr, std::nullopt);
+  auto reader = std::make_unique<SmClockReader>([gpu] { return gpu->library->sm_clock_mhz(gpu->device); },
+                                                gpu->library->default_sm_clock_mhz(gpu->device));
+  reader->nvml_ = gpu->library;
   return reader;
 }
 

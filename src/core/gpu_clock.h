@@ -14,6 +14,7 @@
 namespace trainbench {
 
 // The few NVML calls used, resolved from the shared library at run time (no NVML header needed).
+// The function types are in core/detail/nvml_api.h, checked against nvml.h by the CUDA compile check.
 class NvmlLibrary {
  public:
   // Opens `soname` and calls nvmlInit_v2. available() says whether both worked; reason() why not.
@@ -33,6 +34,8 @@ class NvmlLibrary {
   // The default applications SM clock, else the maximum SM clock.
   std::optional<double> default_sm_clock_mhz(void* device) const;
   std::optional<std::string> driver_version() const;
+  // Energy the GPU used since the driver loaded, in millijoules (Volta and newer); empty when not supported.
+  std::optional<uint64_t> total_energy_mj(void* device) const;
 
  private:
   struct Api;
@@ -41,6 +44,14 @@ class NvmlLibrary {
   bool initialized_ = false;
   std::string reason_;
 };
+
+// One GPU as NVML knows it, with the library kept open as long as the handle is used.
+struct NvmlDevice {
+  std::shared_ptr<NvmlLibrary> library;
+  void* device = nullptr;
+};
+// The NVML device of a CUDA GPU (by PCI bus id, else by index); empty on a CPU, a ROCm build, or without NVML.
+std::optional<NvmlDevice> open_nvml_device(const DeviceSpec& d);
 
 // Keeps or drops each measured step by the SM clock read right after it.
 class ClockFilter {

@@ -35,6 +35,7 @@ const char* const kHeader[] = {
     "stop_reason", "flops_per_step", "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s",
     "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps", "loss_scale", "mean_sm_clock_mhz",
     "throttled_samples", "step_time_median_noise", "step_time_lag1_autocorrelation", "noise_target", "noise_target_met",
+    "energy_j_per_sample", "mean_power_w", "energy_source",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -62,7 +63,8 @@ std::string print_csv(const std::vector<Record>& records) {
                      r.tf32, r.algorithm_search, std::to_string(r.skipped_steps), num(r.loss_scale),
                      num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples), num(s.median_noise),
                      num(s.lag1_autocorrelation), num(r.noise_target),
-                     r.noise_target_met ? (*r.noise_target_met ? "true" : "false") : ""});
+                     r.noise_target_met ? (*r.noise_target_met ? "true" : "false") : "", num(r.energy_j_per_sample),
+                     num(r.mean_power_w), r.energy_source.value_or("")});
   }
   return out;
 }

@@ -186,6 +186,9 @@ nlohmann::json to_json(const Record& r) {
   j["loss_scale"] = number_or_null(r.loss_scale);
   j["mean_sm_clock_mhz"] = number_or_null(r.mean_sm_clock_mhz);
   j["throttled_samples"] = r.throttled_samples;
+  j["energy_j_per_sample"] = number_or_null(r.energy_j_per_sample);
+  j["mean_power_w"] = number_or_null(r.mean_power_w);
+  j["energy_source"] = r.energy_source ? nlohmann::json(*r.energy_source) : nlohmann::json(nullptr);
   j["dist"] = r.dist ? dist_to_json(*r.dist) : nlohmann::json(nullptr);
   return j;
 }
@@ -246,6 +249,9 @@ Record record_from_json(const nlohmann::json& j) {
   r.throttled_samples = get_int_or(j, "throttled_samples", 0);
   r.noise_target = get_double_or(j, "noise_target", std::numeric_limits<double>::quiet_NaN());
   if (j.contains("noise_target_met") && !j["noise_target_met"].is_null()) r.noise_target_met = get_bool(j, "noise_target_met");
+  r.energy_j_per_sample = get_double_or(j, "energy_j_per_sample", std::numeric_limits<double>::quiet_NaN());
+  r.mean_power_w = get_double_or(j, "mean_power_w", std::numeric_limits<double>::quiet_NaN());
+  r.energy_source = get_optional_string_or_none(j, "energy_source");
   // Files written before data parallelism have no "dist": the case ran in one process.
   if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
   check_values(r);

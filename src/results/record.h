@@ -76,6 +76,10 @@ struct Record {
   double loss_scale = std::numeric_limits<double>::quiet_NaN();  // fp16: the scale at the end; else NaN (null)
   double mean_sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();  // over kept steps; NaN (null): not read
   int64_t throttled_samples = 0;    // steps dropped for an SM clock under 75% of the default
+  // Energy over the measured steps (core/energy.h); NaN / empty (null) where no counter was read.
+  double energy_j_per_sample = std::numeric_limits<double>::quiet_NaN();
+  double mean_power_w = std::numeric_limits<double>::quiet_NaN();
+  std::optional<std::string> energy_source;  // nvml | rapl
   std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
 
   bool ok() const { return status == Status::ok; }

@@ -41,12 +41,16 @@ SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSe
   StoppingPolicy policy = m.policy();
   out.own.reserve(1024);
   out.agreed.reserve(1024);
+  EnergyMeter energy = EnergyMeter::for_device(device);
+  int64_t measured_steps = 0;
+  energy.start();  // the measured steps only: warm-up and model build are outside
   const auto start = Clock::now();
   while (true) {
     const auto t0 = Clock::now();
     w.step();
     synchronize(device);
     const auto t1 = Clock::now();
+    ++measured_steps;
     const bool kept_here = filter.keep(clock->read());
     const StepView v = seen_by_all({std::chrono::duration<double>(t1 - t0).count(),
                                     std::chrono::duration<double>(t1 - start).count(), kept_here});
@@ -57,6 +61,8 @@ SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSe
     if (on_step) on_step(v.kept);
     if (policy.done({out.agreed, v.elapsed_s})) break;
   }
+  energy.stop();
+  out.energy = energy.figures(measured_steps * w.samples_per_step());
   out.stop_reason = policy.reason();
   out.throttled_samples = filter.dropped();
   out.mean_sm_clock_mhz = filter.mean_kept_mhz();
@@ -77,6 +83,11 @@ void fill_timing(Record& r, const std::vector<double>& samples, const SampledSte
   r.warmup_time_s = s.warmup_time_s;
   r.throttled_samples = s.throttled_samples;
   if (s.mean_sm_clock_mhz) r.mean_sm_clock_mhz = *s.mean_sm_clock_mhz;
+  if (s.energy) {
+    r.energy_j_per_sample = s.energy->j_per_sample;
+    r.mean_power_w = s.energy->mean_power_w;
+    r.energy_source = s.energy->source;
+  }
 }
 
 }  // namespace trainbench

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/energy.h"
 #include "core/gpu_clock.h"
 #include "core/stopping.h"
 #include "results/record.h"
@@ -42,6 +43,9 @@ struct SampledSteps {
   double warmup_time_s = 0.0;
   int64_t throttled_samples = 0;
   std::optional<double> mean_sm_clock_mhz;
+  // Energy over every measured step, dropped ones included (they ran inside the window): joules per
+  // sample trained and mean power of this process's device (core/energy.h); empty without a counter.
+  std::optional<EnergyFigures> energy;
 };
 
 // Warm-up (m.warmup(device is a GPU)), then timed steps, each followed by a device synchronize before
@@ -53,7 +57,7 @@ SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSe
                           std::unique_ptr<SmClockReader> clock = nullptr);
 
 // The Record's timing fields from `samples` (in order): step_time_s, samples_s, stop_reason,
-// noise_target / noise_target_met, and the warm-up and clock fields of `s`.
+// noise_target / noise_target_met, and the warm-up, clock and energy fields of `s`.
 void fill_timing(Record& r, const std::vector<double>& samples, const SampledSteps& s, const MeasureSettings& m);
 
 }  // namespace trainbench
