@@ -133,7 +133,8 @@ struct ReportOptions {
 // Prints "trainbench: error: <what>" as one line on stderr; returns the bad-input exit code.
 int bad_input(const std::string& what);
 
-int cmd_list();
+// `models` empty: every model, then the suites.
+int cmd_list(const std::vector<std::string>& models);
 int cmd_compare(const CompareOptions& o);
 int cmd_report(const ReportOptions& o);
 // `run --report FILE`: writes the HTML report of the results file just written and says where it is.

@@ -72,7 +72,7 @@ int64_t parameter_count(torch::nn::Module& module) {
   return n;
 }
 
-double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch) {
+StepFlops model_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch) {
   auto module = model.ptr();
   const bool was_training = module->is_training();
   // The input goes where the model's weights are, in their dtype.
@@ -82,17 +82,21 @@ double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& in
   std::vector<int64_t> shape{1};
   shape.insert(shape.end(), input_shape.begin(), input_shape.end());
   module->eval();
-  double flops = 0.0;
+  StepFlops flops;
   try {
-    torch::NoGradGuard no_grad;
+    torch::AutoGradMode grad(true);  // which operands require a gradient decides the backward part
     const auto input = torch::randn(shape, options);
-    flops = count_flops([&] { model.forward(input); });
+    flops = count_step_flops([&] { model.forward(input); });
   } catch (...) {
     module->train(was_training);
     throw;
   }
   module->train(was_training);
-  return flops * static_cast<double>(batch);
+  return flops.scaled(static_cast<double>(batch));
+}
+
+double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch) {
+  return model_flops(model, input_shape, batch).forward;
 }
 
 }  // namespace trainbench::models
