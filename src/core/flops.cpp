@@ -117,6 +117,8 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
   const double f = flops_of(name, inputs);
   if (f <= 0.0) return nullptr;
   s->flops.forward += f;
+  // No gradient is computed under no-grad or inference mode, whatever the tensors' flags say.
+  if (!at::GradMode::is_enabled()) return nullptr;
   const auto [a, b] = operands_of(name);
   for (size_t i : {a, b}) {
     if (i >= inputs.size() || !needs_grad(inputs[i])) continue;

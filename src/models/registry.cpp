@@ -43,7 +43,7 @@ std::vector<ModelInfo> build_registry() {
                   [] { return ResNet(RB::bottleneck, Ints{3, 4, 6, 3}); }));
   m.push_back(cnn("resnet101", 224, 32, "ResNet-101 v1.5 (44.5M params)", [] { return ResNet(RB::bottleneck, Ints{3, 4, 23, 3}); }));
   m.push_back(cnn("resnet152", 224, 32, "ResNet-152 v1.5 (60.2M params)", [] { return ResNet(RB::bottleneck, Ints{3, 8, 36, 3}); }));
-  m.push_back(cnn("resnet50_v2", 224, 64, "ResNet-50 v2, pre-activation bottlenecks (25.5M params)",
+  m.push_back(cnn("resnet50_v2", 224, 64, "ResNet-50 v2 (tf_cnn_benchmarks), pre-activation, stride on the 1x1 (25.5M params)",
                   [] { return ResNet(RB::preact_bottleneck, Ints{3, 4, 6, 3}); }));
   m.push_back(cnn("mobilenet_v1", 224, 32, "MobileNet v1, width 1.0 (4.2M params)", [] { return MobileNetV1(); }));
   m.push_back(cnn("mobilenet_v2", 224, 32, "MobileNet v2, width 1.0 (3.5M params)", [] { return MobileNetV2(); }));

@@ -27,10 +27,10 @@ struct BasicBlockImpl : torch::nn::Module {
     }
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto out = torch::relu_(bn1->forward(conv1->forward(x)));
+    auto out = bn1->forward(conv1->forward(x)).relu_();
     out = bn2->forward(conv2->forward(out));
     out += downsample ? downsample->forward(x) : x;
-    return torch::relu_(out);
+    return out.relu_();
   }
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
@@ -50,11 +50,11 @@ struct BottleneckImpl : torch::nn::Module {
     if (stride != 1 || inplanes != out) downsample = register_module("downsample", projection(inplanes, out, stride));
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto out = torch::relu_(bn1->forward(conv1->forward(x)));
-    out = torch::relu_(bn2->forward(conv2->forward(out)));
+    auto out = bn1->forward(conv1->forward(x)).relu_();
+    out = bn2->forward(conv2->forward(out)).relu_();
     out = bn3->forward(conv3->forward(out));
     out += downsample ? downsample->forward(x) : x;
-    return torch::relu_(out);
+    return out.relu_();
   }
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr};
@@ -79,10 +79,10 @@ struct PreActBottleneckImpl : torch::nn::Module {
     }
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto preact = torch::relu_(bn1->forward(x));
+    auto preact = bn1->forward(x).relu_();
     auto out = conv1->forward(preact);
-    out = conv2->forward(torch::relu_(bn2->forward(out)));
-    out = conv3->forward(torch::relu_(bn3->forward(out)));
+    out = conv2->forward(bn2->forward(out).relu_());
+    out = conv3->forward(bn3->forward(out).relu_());
     out += shortcut ? shortcut->forward(preact) : x;
     return out;
   }
@@ -122,10 +122,10 @@ torch::nn::Sequential ResNetImpl::make_layer(int64_t planes, int64_t blocks, int
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   // The v2 stem keeps conv-BN-ReLU (as tf_cnn_benchmarks): the first block then pre-activates the pooled map.
-  x = torch::relu_(bn1->forward(conv1->forward(x)));
+  x = bn1->forward(conv1->forward(x)).relu_();
   x = torch::max_pool2d(x, 3, 2, 1);
   x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));
-  if (post_bn) x = torch::relu_(post_bn->forward(x));
+  if (post_bn) x = post_bn->forward(x).relu_();
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return fc->forward(x);
 }
