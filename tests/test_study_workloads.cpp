@@ -220,8 +220,10 @@ TEST(StudyBert, TinyTrainsWithFallingLoss) {
   for (const char* head : {"pretraining", "mlm"}) {
     SCOPED_TRACE(head);
     torch::manual_seed(0);
-    auto o = options_for(
-        "bert", {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"}, {"head", head}}, 4);
+    auto o = options_for("bert",
+                         {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"},
+                          {"head", head}},
+                         4);
     o.optimizer = "adamw";
     auto w = make_workload(o);
     expect_falling(train(*w, 10));

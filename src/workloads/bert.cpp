@@ -27,7 +27,8 @@ constexpr double kMaskedShare = 0.15;
 // Round(15%) of `seq` positions per sequence (at least 1) get a random label, the rest kIgnoreIndex.
 torch::Tensor masked_lm_labels(int64_t batch, int64_t seq, int64_t vocab, const torch::TensorOptions& ids) {
   const int64_t masked = std::max<int64_t>(1, std::llround(kMaskedShare * static_cast<double>(seq)));
-  const auto positions = torch::rand({batch, seq}, ids.dtype(torch::kFloat)).argsort(/*dim=*/1, /*descending=*/false).narrow(1, 0, masked);
+  const auto order = torch::rand({batch, seq}, ids.dtype(torch::kFloat)).argsort(/*dim=*/1, /*descending=*/false);
+  const auto positions = order.narrow(1, 0, masked);
   auto labels = torch::full({batch, seq}, kIgnoreIndex, ids);
   labels.scatter_(1, positions, torch::randint(0, vocab, {batch, masked}, ids));
   return labels.reshape({-1});

@@ -16,8 +16,9 @@ namespace {
 std::string binary_identity() {
   struct stat st {};
   if (stat("/proc/self/exe", &st) != 0) return "unknown";
-  return std::to_string(static_cast<long long>(st.st_size)) + "@" + std::to_string(static_cast<long long>(st.st_mtime)) +
-         "." + std::to_string(static_cast<long long>(st.st_mtim.tv_nsec));
+  return std::to_string(static_cast<long long>(st.st_size)) + "@" +
+         std::to_string(static_cast<long long>(st.st_mtime)) + "." +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_nsec));
 }
 
 std::string key_of(const WorkloadInfo& w, const Params& params) {
