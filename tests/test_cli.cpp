@@ -95,7 +95,8 @@ TEST(Cli, MeasuredRecordHasEveryNumber) {
   EXPECT_EQ(static_cast<size_t>(b.step_time_s.n), b.samples_s.size());
   EXPECT_NEAR(b.throughput, 2.0 / b.step_time_s.median, 1e-9 * b.throughput);
   EXPECT_EQ(b.parameters, 3504872);
-  // mobilenet_v2 forward is ~0.30 GMACs = ~0.60 GFLOPs per image; training counts 3x, batch 2.
+  // mobilenet_v2 forward is ~0.30 GMACs = ~0.60 GFLOPs per image; training ~3x (the stem has no
+  // backward-data), batch 2.
   EXPECT_NEAR(b.flops_per_step / (3 * 2 * 0.6e9), 1.0, 0.1);
   EXPECT_GT(b.peak_memory_bytes, 10 << 20);
   EXPECT_GT(b.wall_time_s, 0.0);
@@ -147,8 +148,15 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   for (const auto& b : f.benchmarks) EXPECT_EQ(b.status, Status::ok) << b.name << ": " << b.error;
 }
 
+// `list` keeps its counts in $TRAINBENCH_CACHE_DIR: a scratch one per test, not the user's.
+struct CacheDirScope {
+  explicit CacheDirScope(const fs::path& dir) { setenv("TRAINBENCH_CACHE_DIR", dir.c_str(), 1); }
+  ~CacheDirScope() { unsetenv("TRAINBENCH_CACHE_DIR"); }
+};
+
 TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
   const fs::path dir = temp_dir("cli", "list");
+  const CacheDirScope cache(dir / "cache");
   const CmdResult r = run_trainbench("list", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* m : {"alexnet", "vgg11", "vgg16", "vgg19", "googlenet", "inception3", "inception4", "resnet18",
@@ -158,6 +166,43 @@ TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
   }
   EXPECT_NE(r.out.find("25,557,032"), std::string::npos);  // resnet50
   EXPECT_NE(r.out.find("quick"), std::string::npos);
+}
+
+// The counts, against references derived by hand, and a second listing read from the cache. Per image
+// or sequence: alexnet 61,100,840 parameters (torchvision), 1.43 GFLOP forward, 4.14 training (3 x 1.428
+// less conv1's backward-data 0.141: test_models.cpp derives both); resnet50_v2 25,549,480 and 7.72
+// forward (test_models.cpp), training 3 x 7.716 - 2 x 0.118 (the stem's backward-data) = 22.9; BERT-Base
+// pre-training 110,106,428 (Hugging Face's BertForPreTraining).
+TEST(Cli, ListCountsModelsFromShapesAndAnswersFastFromItsCache) {
+  const fs::path dir = temp_dir("cli", "list_cache");
+  const CacheDirScope cache(dir / "cache");
+  const CmdResult cold = run_trainbench("list alexnet resnet50_v2 bert", dir);
+  ASSERT_EQ(cold.code, 0) << cold.err;
+  auto row = [&](const std::string& out, const std::string& model) {
+    const size_t at = out.find("\n" + model + " ");
+    return at == std::string::npos ? std::string() : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  };
+  for (const auto& [model, numbers] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"alexnet", {" 61,100,840 ", " 1.43 ", " 4.14 "}},
+           {"resnet50_v2", {" 25,549,480 ", " 7.72 ", " 22.9 "}},
+           {"bert", {" 110,106,428 "}}}) {
+    const std::string line = row(cold.out, model);
+    ASSERT_FALSE(line.empty()) << model << " missing from:\n" << cold.out;
+    for (const auto& n : numbers) EXPECT_NE(line.find(n), std::string::npos) << model << ": " << n << " in " << line;
+  }
+  EXPECT_EQ(cold.out.find("\nsuite"), std::string::npos) << "named models only";
+  EXPECT_TRUE(fs::exists(dir / "cache" / "counts.json"));
+
+  const auto start = std::chrono::steady_clock::now();
+  const CmdResult warm = run_trainbench("list alexnet resnet50_v2 bert", dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(warm.code, 0) << warm.err;
+  EXPECT_EQ(warm.out, cold.out);
+  EXPECT_LT(seconds, 5.0) << "a cached listing builds no model (generous bound for a busy machine)";
+
+  const CmdResult bad = run_trainbench("list resnet51", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("resnet51"), std::string::npos);
 }
 
 }  // namespace

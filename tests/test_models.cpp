@@ -20,7 +20,33 @@ namespace {
 //                (Szegedy et al. 2016 with BN after every conv), stem 299 -> 35 -> 17 -> 8;
 //   resnet50_v2  25,549,480 = resnet50's 25,557,032 - its 53,120 BN parameters + the v2 BNs
 //                (stem 128, per block 2*(in + planes + planes) = 41,344 in all, final 2*2048);
+//                its FLOPs are derived layer by layer below (resnet_v2_forward_flops);
 //   mobilenet_v1 4,231,976 = 3x3 stem 864 + BN 64, 13 x (9*in + 2*in + in*out + 2*out), FC 1,025,000.
+// tf_cnn_benchmarks' resnet50_v2 (bottleneck_block_v2) at 224, layer by layer, in multiply-adds:
+// stem 7x7/2 conv 3 -> 64 at 112^2, 3x3/2 max pool to 56^2; then per block, with the stage's stride s
+// on the first block of stages 2-4 and output size S = input size / s: 1x1 in -> p (stride s) at S^2,
+// 3x3 p -> p (stride 1) at S^2, 1x1 p -> 4p at S^2, and a 1x1 projection in -> 4p (stride s) at S^2
+// where the width changes; FC 2048 -> 1000. 2 FLOPs per multiply-add.
+double resnet_v2_forward_flops(const std::vector<int64_t>& blocks) {
+  double macs = 7.0 * 7 * 3 * 64 * 112 * 112;
+  int64_t in = 64, size = 56;
+  const int64_t planes[] = {64, 128, 256, 512};
+  for (size_t stage = 0; stage < 4; ++stage) {
+    for (int64_t b = 0; b < blocks[stage]; ++b) {
+      const int64_t stride = (b == 0 && stage > 0) ? 2 : 1;
+      size /= stride;
+      const double p = static_cast<double>(planes[stage]), out = 4.0 * p, area = static_cast<double>(size * size);
+      macs += static_cast<double>(in) * p * area;                          // 1x1, stride s
+      macs += 9.0 * p * p * area;                                          // 3x3, stride 1
+      macs += p * out * area;                                              // 1x1 expand
+      if (static_cast<double>(in) != out) macs += static_cast<double>(in) * out * area;  // projection
+      in = static_cast<int64_t>(out);
+    }
+  }
+  macs += 2048.0 * 1000;
+  return 2.0 * macs;
+}
+
 struct Reference {
   const char* name;
   int64_t parameters;
@@ -40,7 +66,7 @@ const Reference kReferences[] = {
     {"resnet50", 25'557'032, 8'178'368'512.0},
     {"resnet101", 44'549'160, 15'602'810'880.0},
     {"resnet152", 60'192'808, 23'027'253'248.0},
-    {"resnet50_v2", 25'549'480, 8'178'368'512.0},
+    {"resnet50_v2", 25'549'480, resnet_v2_forward_flops({3, 4, 6, 3})},  // 7.72 G
     {"mobilenet_v1", 4'231'976, 1'137'480'704.0},
     {"mobilenet_v2", 3'504'872, 601'548'544.0},
     {"densenet121", 7'978'856, 5'668'323'328.0},
@@ -160,6 +186,60 @@ TEST(FlopsOfModels, ResNet50Forward) {
   EXPECT_NEAR(f, 8.18e9, 0.02 * 8.18e9);
   EXPECT_TRUE(model.ptr()->is_training()) << "training mode is restored";
   EXPECT_DOUBLE_EQ(forward_flops(model, {3, 224, 224}, 64), 64.0 * f);
+}
+
+// v2 has the stride on the 1x1 conv: ~0.46 GFLOP less than v1.5's 8.18 (the first 1x1 of stages 2-4
+// runs at the strided size: 3 x 256*128*(56^2 - 28^2) MACs).
+TEST(FlopsOfModels, ResNet50V2IsCheaperThanV15ByTheStridedOneByOnes) {
+  const double v2 = resnet_v2_forward_flops({3, 4, 6, 3});
+  EXPECT_NEAR(v2, 7.72e9, 0.005e9);
+  EXPECT_DOUBLE_EQ(8'178'368'512.0 - v2, 2.0 * 3 * 256 * 128 * (56 * 56 - 28 * 28));
+}
+
+// Training FLOPs of AlexNet (torchvision, 224) by hand, per layer: forward, backward-weights for every
+// layer, backward-data for every layer but the first conv (its input is the image). Forward
+// multiply-adds per image: conv1 11x11/4 3 -> 64 at 55^2: 70,276,800; conv2 5x5 64 -> 192 at 27^2:
+// 223,948,800; conv3 3x3 192 -> 384 at 13^2: 112,140,288; conv4 384 -> 256: 149,520,384; conv5
+// 256 -> 256: 99,680,256; FC 9216 -> 4096: 37,748,736; 4096 -> 4096: 16,777,216; 4096 -> 1000: 4,096,000.
+TEST(FlopsOfModels, AlexNetTrainingByLayer) {
+  const double conv1 = 70'276'800.0;
+  const double macs = conv1 + 223'948'800.0 + 112'140'288.0 + 149'520'384.0 + 99'680'256.0 + 37'748'736.0 +
+                      16'777'216.0 + 4'096'000.0;
+  const int64_t batch = 2;
+  auto model = find_model("alexnet")->make();
+  const StepFlops f = model_flops(model, {3, 224, 224}, batch);
+  EXPECT_DOUBLE_EQ(f.forward, batch * 2.0 * macs);
+  EXPECT_DOUBLE_EQ(f.backward_weights, batch * 2.0 * macs);
+  EXPECT_DOUBLE_EQ(f.backward_data, batch * 2.0 * (macs - conv1));
+  EXPECT_DOUBLE_EQ(f.training(), batch * 2.0 * (3 * macs - conv1));  // 4.14 GFLOP per image, not 3 x 1.43
+  EXPECT_TRUE(model.ptr()->is_training()) << "training mode is restored";
+}
+
+// A tiny convnet by hand: conv 3 -> 4 (3x3, same padding) at 6^2, ReLU, conv 4 -> 5 (1x1) at 6^2,
+// linear 180 -> 7. Frozen weights get no backward-weights, an input that needs no gradient no
+// backward-data.
+TEST(FlopsOfLayers, TrainingStepOfATinyConvNet) {
+  torch::nn::Conv2d a(torch::nn::Conv2dOptions(3, 4, 3).padding(1).bias(false));
+  torch::nn::Conv2d b(torch::nn::Conv2dOptions(4, 5, 1));
+  torch::nn::Linear fc(180, 7);
+  const double fa = 2.0 * 36 * 4 * 3 * 9, fb = 2.0 * 36 * 5 * 4, ffc = 2.0 * 180 * 7;
+  auto forward = [&] { fc(torch::relu(b(a(torch::randn({1, 3, 6, 6})))).flatten(1)); };
+  StepFlops f = count_step_flops(forward);
+  EXPECT_DOUBLE_EQ(f.forward, fa + fb + ffc);
+  EXPECT_DOUBLE_EQ(f.backward_data, fb + ffc);
+  EXPECT_DOUBLE_EQ(f.backward_weights, fa + fb + ffc);
+
+  b->weight.set_requires_grad(false);  // frozen middle layer: still passes the gradient back to a
+  f = count_step_flops(forward);
+  EXPECT_DOUBLE_EQ(f.backward_data, fb + ffc);
+  EXPECT_DOUBLE_EQ(f.backward_weights, fa + ffc);
+
+  {
+    torch::NoGradGuard no_grad;  // inference: no backward at all
+    f = count_step_flops(forward);
+  }
+  EXPECT_DOUBLE_EQ(f.forward, fa + fb + ffc);
+  EXPECT_DOUBLE_EQ(f.backward_data + f.backward_weights, 0.0);
 }
 
 }  // namespace

@@ -77,9 +77,14 @@ TEST(StudyConvNet, ParametersAndFlopsByHand) {
       w->step();
       EXPECT_EQ(w->last_loss(), 0.0) << "forward-only has no loss";
 
+      // Training, per layer: every conv has forward + backward-weights; the blocks also backward-data,
+      // the stem none (its input is the image, which needs no gradient).
       o.forward_only = false;
       auto t = make_workload(o);
-      EXPECT_DOUBLE_EQ(t->flops_per_step(), 3.0 * forward);
+      const double stem_forward = 2.0 * image * image * static_cast<double>(stem) * batch;
+      EXPECT_DOUBLE_EQ(t->flops_per_step(), 3.0 * forward - stem_forward);
+      EXPECT_DOUBLE_EQ(t->step_flops().backward_data, forward - stem_forward);
+      EXPECT_DOUBLE_EQ(t->step_flops().backward_weights, forward);
     }
   }
 }
@@ -134,50 +139,95 @@ TEST(StudyBiLSTM, TinyTrainsWithFallingLoss) {
 
 // ---- bert ------------------------------------------------------------------------------------------
 
-// bert-base-uncased: BertModel (embeddings, 12 layers, pooler) has 109,482,240 parameters; with the
-// masked-LM head (transform dense + LayerNorm, decoder bias; decoder weight tied) 110,104,890.
+// BERT's parameter count from its shapes (Hugging Face's modeling_bert.py), for vocab V, positions P,
+// 2 segment types, width H, feed-forward F = 4H, L layers:
+//   embeddings  (V + P + 2) H + LayerNorm 2H
+//   per layer   Q, K, V, attention output 4 (H^2 + H) + LayerNorm 2H + (HF + F) + (FH + H) + LayerNorm 2H
+//   pooler      H^2 + H (BertModel with add_pooling_layer; BertForMaskedLM has none)
+//   MLM head    transform H^2 + H, LayerNorm 2H, decoder bias V (decoder weight tied to the embedding)
+//   NSP head    2H + 2 (BertForPreTraining only)
+struct BertShape {
+  int64_t vocab, max_pos, h, layers;
+  int64_t embeddings() const { return (vocab + max_pos + 2) * h + 2 * h; }
+  int64_t layer() const {
+    const int64_t f = 4 * h;
+    return 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h) + 2 * h;
+  }
+  int64_t pooler() const { return h * h + h; }
+  int64_t mlm_head() const { return (h * h + h) + 2 * h + vocab; }
+  int64_t nsp_head() const { return 2 * h + 2; }
+  int64_t pretraining() const { return embeddings() + layers * layer() + pooler() + mlm_head() + nsp_head(); }
+  int64_t masked_lm() const { return embeddings() + layers * layer() + mlm_head(); }
+};
+
+// bert-base-uncased (V 30522, P 512, H 768, L 12): Hugging Face's published counts are BertModel
+// 109,482,240, BertForPreTraining 110,106,428 and BertForMaskedLM 109,514,298 (REFERENCES.md); the
+// formula above gives the same.
 TEST(StudyBert, DefaultParameterCountsAreBertBase) {
-  models::BertMaskedLM m;
-  EXPECT_EQ(m->encoder_parameter_count(), 109'482'240);
-  EXPECT_EQ(m->parameter_count(), 110'104'890);
-  EXPECT_EQ(m->parameter_count(), m->encoder_parameter_count() + (768 * 768 + 768) + 2 * 768 + 30522);
+  const BertShape base{30522, 512, 768, 12};
+  EXPECT_EQ(base.embeddings() + 12 * base.layer() + base.pooler(), 109'482'240);
+  EXPECT_EQ(base.pretraining(), 110'106'428);
+  EXPECT_EQ(base.masked_lm(), 109'514'298);
+
+  models::BertForPreTraining pretraining;
+  EXPECT_EQ(pretraining->encoder_parameter_count(), 109'482'240);
+  EXPECT_EQ(pretraining->parameter_count(), 110'106'428);
+  models::BertMaskedLM masked_lm;
+  EXPECT_EQ(masked_lm->parameter_count(), 109'514'298);
+  EXPECT_FALSE(masked_lm->bert->pooler) << "BertForMaskedLM builds BertModel without a pooler";
 }
 
 // Forward FLOPs per sequence (T tokens, width H, F = 4H, vocab V, L layers), 2 per multiply-add:
 // per layer Q, K, V, output 4 * 2TH^2, scores q k^T and probs v 2 * 2T^2H, feed-forward 2 * 2THF;
-// pooler 2H^2 on the first token; MLM transform 2TH^2 and decoder 2THV.
+// MLM transform 2TH^2 and decoder 2THV at every position; pretraining adds the pooler 2H^2 and the
+// next-sentence head 2 * 2H on the first token. Training: every product has both backward parts (the
+// first linear reads the trainable embeddings, attention's products two activations): 3x forward.
 TEST(StudyBert, TinyFlopsAndParametersByFormula) {
-  const int64_t layers = 2, h = 64, heads = 2, vocab = 100, t = 16, batch = 2, f = 4 * h;
+  const int64_t layers = 2, h = 64, heads = 2, vocab = 100, t = 16, batch = 2, f = 4 * h, max_pos = 32;
   const double per_layer = 4 * 2.0 * t * h * h + 2 * 2.0 * t * t * h + 2 * 2.0 * t * h * f;
-  const double forward = batch * (layers * per_layer + 2.0 * h * h + 2.0 * t * h * h + 2.0 * t * h * vocab);
-  const int64_t max_pos = 32;
-  const int64_t embeddings = vocab * h + max_pos * h + 2 * h + 2 * h;
-  const int64_t layer = 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h) + 2 * h;
-  const int64_t encoder = embeddings + layers * layer + (h * h + h);
-  const int64_t mlm = encoder + (h * h + h) + 2 * h + vocab;
+  const double mlm_forward = batch * (layers * per_layer + 2.0 * t * h * h + 2.0 * t * h * vocab);
+  const double pretraining_forward = mlm_forward + batch * (2.0 * h * h + 2.0 * h * 2);
+  const BertShape shape{vocab, max_pos, h, layers};
 
-  auto o = options_for("bert",
-                       {{"layers", std::to_string(layers)}, {"hidden", std::to_string(h)},
-                        {"heads", std::to_string(heads)}, {"vocab", std::to_string(vocab)},
-                        {"seq", std::to_string(t)}, {"max_pos", std::to_string(max_pos)}},
-                       batch);
-  auto w = make_workload(o);
-  EXPECT_EQ(w->parameters(), mlm);
-  EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
-  EXPECT_EQ(w->unit(), "sequences/s");
+  for (const char* head : {"pretraining", "mlm"}) {
+    SCOPED_TRACE(head);
+    const bool pretraining = std::string(head) == "pretraining";
+    auto o = options_for("bert",
+                         {{"layers", std::to_string(layers)}, {"hidden", std::to_string(h)},
+                          {"heads", std::to_string(heads)}, {"vocab", std::to_string(vocab)},
+                          {"seq", std::to_string(t)}, {"max_pos", std::to_string(max_pos)}, {"head", head}},
+                         batch);
+    auto w = make_workload(o);
+    EXPECT_EQ(w->parameters(), pretraining ? shape.pretraining() : shape.masked_lm());
+    const double forward = pretraining ? pretraining_forward : mlm_forward;
+    EXPECT_DOUBLE_EQ(w->step_flops().forward, forward);
+    EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
+    EXPECT_EQ(w->unit(), "sequences/s");
+    w->step();
+    EXPECT_TRUE(std::isfinite(w->last_loss()));
+  }
 
-  models::BertMaskedLM m(models::BertOptions().layers(layers).hidden(h).heads(heads).vocab(vocab).max_pos(max_pos));
-  EXPECT_EQ(m->encoder_parameter_count(), encoder);
+  const auto options = models::BertOptions().layers(layers).hidden(h).heads(heads).vocab(vocab).max_pos(max_pos);
+  models::BertForPreTraining m(options);
+  EXPECT_EQ(m->encoder_parameter_count(), shape.embeddings() + layers * shape.layer() + shape.pooler());
   const auto ids = torch::randint(0, vocab, {batch, t});
-  EXPECT_EQ(m->forward(ids, torch::zeros_like(ids)).sizes(), (std::vector<int64_t>{batch, t, vocab}));
+  const auto [mlm, nsp] = m->forward(ids, torch::zeros_like(ids));
+  EXPECT_EQ(mlm.sizes(), (std::vector<int64_t>{batch, t, vocab}));
+  EXPECT_EQ(nsp.sizes(), (std::vector<int64_t>{batch, 2}));
 }
 
 TEST(StudyBert, TinyTrainsWithFallingLoss) {
-  torch::manual_seed(0);
-  auto o = options_for("bert", {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"}}, 4);
-  o.optimizer = "adamw";
-  auto w = make_workload(o);
-  expect_falling(train(*w, 10));
+  for (const char* head : {"pretraining", "mlm"}) {
+    SCOPED_TRACE(head);
+    torch::manual_seed(0);
+    auto o = options_for("bert",
+                         {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"},
+                          {"head", head}},
+                         4);
+    o.optimizer = "adamw";
+    auto w = make_workload(o);
+    expect_falling(train(*w, 10));
+  }
 }
 
 // ---- every study workload ----------------------------------------------------------------------------
@@ -234,6 +284,7 @@ TEST(StudyWorkloads, RejectsUnknownParametersAndBadValues) {
       {"bert", {{"seq", "600"}}},                        // > max_pos 512
       {"bert", {{"seq", "40"}, {"max_pos", "32"}}},
       {"bert", {{"hidden", "100"}, {"heads", "12"}}},    // heads must divide hidden
+      {"bert", {{"head", "nsp"}}},
   };
   for (const auto& [model, params] : bad) {
     std::string text;

@@ -1,13 +1,15 @@
 // `trainbench list`: every workload (the CNN zoo and the study's others) with input, default batch,
-// parameter count and forward FLOPs, counted from the real model; then the built-in suites.
+// parameter count and FLOPs per sample (forward, and a training step by the per-layer rule of
+// core/flops.h), counted from the real model at batch 1 and kept in a cache (workloads/model_counts.h)
+// so that a second listing answers at once; then the built-in suites.
 #include <fmt/format.h>
 
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "core/flops.h"
 #include "runner/suite.h"
+#include "workloads/model_counts.h"
 #include "workloads/registry.h"
 
 namespace trainbench::cli {
@@ -19,31 +21,43 @@ std::string grouped(int64_t n) {
   return digits;
 }
 
+constexpr const char* kRow = "{:<14} {:<11} {:<11} {:>6} {:>13} {:>9} {:>11}  {}\n";
+
 }  // namespace
 
-int cmd_list() {
-  configure_threads(0);
-  std::cout << fmt::format("{:<14} {:<11} {:<11} {:>6} {:>13} {:>9}  {}\n", "model", "family", "input", "batch",
-                           "parameters", "fwd GFLOP", "description");
-  for (const auto& w : all_workloads()) {
-    WorkloadOptions o;
-    o.model = w.name;
-    o.batch = 1;
-    o.forward_only = true;  // no optimizer state needed to count
-    std::string params = "?", gflops = "?";
+int cmd_list(const std::vector<std::string>& models) {
+  std::vector<const WorkloadInfo*> chosen;
+  for (const auto& name : models) {
+    const WorkloadInfo* w = find_workload(name);
+    if (w == nullptr) return bad_input("unknown model '" + name + "' (see `trainbench list`)");
+    chosen.push_back(w);
+  }
+  if (models.empty()) {
+    for (const auto& w : all_workloads()) chosen.push_back(&w);
+  }
+  configure_threads(0);  // for the models the cache does not hold yet
+  CountsCache cache(counts_cache_dir());
+  std::cout << fmt::format(kRow, "model", "family", "input", "batch", "parameters", "fwd GFLOP", "train GFLOP",
+                           "description");
+  for (const WorkloadInfo* w : chosen) {
+    std::string params = "?", forward = "?", training = "?";
     try {
-      const auto built = make_workload(o);
-      params = grouped(built->parameters());
-      gflops = fmt::format("{:.3g}", built->flops_per_step() / 1e9);
-    } catch (const std::exception& e) {
+      const ModelCounts c = cache.get(*w, effective_params(*w, {}));
+      params = grouped(c.parameters);
+      forward = fmt::format("{:.3g}", c.forward_flops / 1e9);
+      training = fmt::format("{:.3g}", c.training_flops / 1e9);
+    } catch (const std::exception&) {
       params = "error";
     }
-    std::cout << fmt::format("{:<14} {:<11} {:<11} {:>6} {:>13} {:>9}  {}\n", w.name, w.family, w.input,
-                             w.default_batch, params, gflops, w.description);
-    for (const auto& p : w.params) {
+    std::cout << fmt::format(kRow, w->name, w->family, w->input, w->default_batch, params, forward, training,
+                             w->description);
+    for (const auto& p : w->params) {
       std::cout << fmt::format("{:<14}   --set {}={}  {}\n", "", p.key, p.default_value, p.help);
     }
+    std::cout.flush();
   }
+  cache.save();
+  if (!models.empty()) return kExitOk;
   std::cout << "\n" << fmt::format("{:<14} {}\n", "suite", "description");
   for (const auto& name : builtin_suites()) {
     std::string description;

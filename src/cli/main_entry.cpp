@@ -106,7 +106,10 @@ int main_entry(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(TRAINBENCH_VERSION) + " (" + TRAINBENCH_GIT_REVISION + ")");
 
-  app.add_subcommand("list", "Models and suites with input shape, default batch and parameter count");
+  std::vector<std::string> list_models;
+  CLI::App* list_cmd = app.add_subcommand(
+      "list", "Models and suites with input shape, default batch, parameter count and FLOPs per sample");
+  list_cmd->add_option("models", list_models, "Only these models (default: every model, then the suites)");
 
   RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
@@ -263,7 +266,7 @@ int main_entry(int argc, char** argv) {
         op.min_time_s > op.max_time_s) {
       throw InputError(fmt::format("--min-time {} is above --max-time {}", op.min_time_s, op.max_time_s));
     }
-    if (app.got_subcommand("list")) return cmd_list();
+    if (app.got_subcommand(list_cmd)) return cmd_list(list_models);
     if (app.got_subcommand(run_cmd)) return cmd_run(run, *run_cmd);
     if (app.got_subcommand(mb_cmd)) return cmd_maxbatch(mb);
     if (app.got_subcommand(cmp_cmd)) return cmd_compare(cmp);

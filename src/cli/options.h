@@ -153,7 +153,8 @@ LimitNames limits_given(const CLI::App& sub);
 // "--min-steps 10 is above --max-steps 5".
 void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given);
 
-int cmd_list();
+// `models` empty: every model, then the suites.
+int cmd_list(const std::vector<std::string>& models);
 int cmd_compare(const CompareOptions& o);
 int cmd_report(const ReportOptions& o);
 // `run --report FILE`: writes the HTML report of the results file just written and says where it is.

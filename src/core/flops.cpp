@@ -25,7 +25,7 @@ double matmul_flops(int64_t m, int64_t n, int64_t k, int64_t batch) {
 namespace {
 
 struct CounterState {
-  double flops = 0.0;
+  StepFlops flops;
   int depth = 0;  // > 0 while inside a counted operator
 };
 thread_local CounterState* t_state = nullptr;
@@ -44,6 +44,22 @@ std::vector<int64_t> sizes_of(const c10::IValue& v) {
     if (t.defined()) return t.sizes().vec();
   }
   return {};
+}
+
+bool needs_grad(const c10::IValue& v) {
+  return v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad();
+}
+
+// A parameter, or a view of one (the W^T a linear layer multiplies by): its gradient is a weight gradient.
+bool is_weight(const at::Tensor& t) {
+  if (t.is_leaf()) return true;
+  return t.is_view() && t._base().is_leaf();
+}
+
+// The two operands of a counted product: (input, weight) of a convolution, (a, b) of a matrix product.
+std::pair<size_t, size_t> operands_of(const char* name) {
+  if (std::strcmp(name, "aten::addmm") == 0 || std::strcmp(name, "aten::baddbmm") == 0) return {1, 2};
+  return {0, 1};
 }
 
 double flops_of(const char* name, c10::ArrayRef<const c10::IValue> in) {
@@ -96,7 +112,18 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
   if (s == nullptr) return nullptr;
   const char* name = fn.name();
   if (!is_counted(name)) return nullptr;
-  if (s->depth++ == 0) s->flops += flops_of(name, fn.inputs());
+  if (s->depth++ != 0) return nullptr;
+  const auto inputs = fn.inputs();
+  const double f = flops_of(name, inputs);
+  if (f <= 0.0) return nullptr;
+  s->flops.forward += f;
+  // No gradient is computed under no-grad or inference mode, whatever the tensors' flags say.
+  if (!at::GradMode::is_enabled()) return nullptr;
+  const auto [a, b] = operands_of(name);
+  for (size_t i : {a, b}) {
+    if (i >= inputs.size() || !needs_grad(inputs[i])) continue;
+    (is_weight(inputs[i].toTensor()) ? s->flops.backward_weights : s->flops.backward_data) += f;
+  }
   return nullptr;
 }
 
@@ -107,12 +134,14 @@ void on_exit(const at::RecordFunction& fn, at::ObserverContext*) {
 
 }  // namespace
 
-double count_flops(const std::function<void()>& fn) {
+StepFlops count_step_flops(const std::function<void()>& fn) {
   CounterState state;
   detail::run_observed(t_state, &state,
                        at::RecordFunctionCallback(on_enter, on_exit).needsInputs(true).scopes({at::RecordScope::FUNCTION}),
                        fn);
   return state.flops;
 }
+
+double count_flops(const std::function<void()>& fn) { return count_step_flops(fn).forward; }
 
 }  // namespace trainbench

@@ -74,37 +74,60 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x) {
   return output_norm->forward(a + dropout->forward(f));
 }
 
-BertModelImpl::BertModelImpl(const BertOptions& o) : options(o) {
+BertModelImpl::BertModelImpl(const BertOptions& o, bool add_pooling_layer) : options(o) {
   embeddings = register_module("embeddings", BertEmbeddings(o));
   encoder = register_module("encoder", torch::nn::ModuleList());
   for (int64_t i = 0; i < o.layers(); ++i) encoder->push_back(BertLayer(o));
-  pooler = register_module("pooler", torch::nn::Linear(o.hidden(), o.hidden()));
+  if (add_pooling_layer) pooler = register_module("pooler", torch::nn::Linear(o.hidden(), o.hidden()));
 }
 
 std::pair<torch::Tensor, torch::Tensor> BertModelImpl::forward(const torch::Tensor& input_ids,
                                                                const torch::Tensor& token_type_ids) {
   auto x = embeddings->forward(input_ids, token_type_ids);
   for (const auto& layer : *encoder) x = layer->as<BertLayer>()->forward(x);
-  auto pooled = torch::tanh(pooler->forward(x.select(1, 0)));
-  return {x, pooled};
+  if (!pooler) return {x, torch::Tensor()};
+  return {x, torch::tanh(pooler->forward(x.select(1, 0)))};
 }
 
-BertMaskedLMImpl::BertMaskedLMImpl(const BertOptions& o) {
-  bert = register_module("bert", BertModel(o));
+BertLMHeadImpl::BertLMHeadImpl(const BertOptions& o) {
   transform = register_module("transform", torch::nn::Linear(o.hidden(), o.hidden()));
   transform_norm = register_module("transform_norm", layer_norm_of(o));
   decoder_bias = register_parameter("decoder_bias", torch::zeros({o.vocab()}));
-  init_bert_weights(*this);
 }
 
-torch::Tensor BertMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
-  const auto sequence = bert->forward(input_ids, token_type_ids).first;
+torch::Tensor BertLMHeadImpl::forward(const torch::Tensor& sequence, const torch::Tensor& word_embeddings) {
   // Under autocast the dense layer's output is bf16/fp16; LibTorch 1.13's CPU LayerNorm takes no
   // mixed dtypes, so the input meets the norm in the norm's own dtype (as the residual sums do).
   const auto t = torch::gelu(transform->forward(sequence)).to(transform_norm->weight.scalar_type());
   const auto h = transform_norm->forward(t);
   // The decoder is tied to the token embedding: same tensor, so its gradient accumulates into it.
-  return torch::nn::functional::linear(h, bert->embeddings->word_embeddings->weight, decoder_bias);
+  return torch::nn::functional::linear(h, word_embeddings, decoder_bias);
+}
+
+BertForPreTrainingImpl::BertForPreTrainingImpl(const BertOptions& o) {
+  bert = register_module("bert", BertModel(o, /*add_pooling_layer=*/true));
+  lm_head = register_module("lm_head", BertLMHead(o));
+  seq_relationship = register_module("seq_relationship", torch::nn::Linear(o.hidden(), 2));
+  init_bert_weights(*this);
+}
+
+std::pair<torch::Tensor, torch::Tensor> BertForPreTrainingImpl::forward(const torch::Tensor& input_ids,
+                                                                        const torch::Tensor& token_type_ids) {
+  const auto [sequence, pooled] = bert->forward(input_ids, token_type_ids);
+  return {lm_head->forward(sequence, bert->embeddings->word_embeddings->weight), seq_relationship->forward(pooled)};
+}
+
+int64_t BertForPreTrainingImpl::parameter_count() const { return unique_parameter_count(*this); }
+int64_t BertForPreTrainingImpl::encoder_parameter_count() const { return unique_parameter_count(*bert); }
+
+BertMaskedLMImpl::BertMaskedLMImpl(const BertOptions& o) {
+  bert = register_module("bert", BertModel(o, /*add_pooling_layer=*/false));
+  lm_head = register_module("lm_head", BertLMHead(o));
+  init_bert_weights(*this);
+}
+
+torch::Tensor BertMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
+  return lm_head->forward(bert->forward(input_ids, token_type_ids).first, bert->embeddings->word_embeddings->weight);
 }
 
 int64_t BertMaskedLMImpl::parameter_count() const { return unique_parameter_count(*this); }

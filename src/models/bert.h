@@ -1,6 +1,7 @@
-// A BERT-Base-shaped Transformer encoder (Devlin et al. 2018), trained from scratch with the masked-LM
-// head: the same modules and parameter names as Hugging Face's BertModel / BertForMaskedLM, so the
-// default options give bert-base-uncased's counts. Attention is written out with matmuls
+// BERT (Devlin et al. 2018) as Hugging Face's classes build it: BertModel (embeddings with segment
+// types, post-LN encoder layers with erf-GELU, LayerNorm eps 1e-12, optional pooler), BertForPreTraining
+// (masked-LM head + next-sentence head on the pooled first token) and BertForMaskedLM (masked-LM head,
+// no pooler). The default options give bert-base-uncased's parameter counts. Attention is written out with matmuls
 // (softmax(q k^T / sqrt(d)) v) so that core/flops.h counts its FLOPs as well as the linear layers'.
 #pragma once
 #include <torch/torch.h>
@@ -60,10 +61,12 @@ struct BertLayerImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertLayer);
 
-// Embeddings, the encoder stack and the pooler (dense + tanh on the first token): Hugging Face's BertModel.
+// Embeddings, the encoder stack and, with `add_pooling_layer`, the pooler (dense + tanh on the first
+// token): Hugging Face's BertModel.
 struct BertModelImpl : torch::nn::Module {
-  explicit BertModelImpl(const BertOptions& o = {});
-  // [N, T] ids and segment ids -> {sequence output [N, T, H], pooled output [N, H]}
+  explicit BertModelImpl(const BertOptions& o = {}, bool add_pooling_layer = true);
+  // [N, T] ids and segment ids -> {sequence output [N, T, H], pooled output [N, H] (undefined without
+  // a pooler)}
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
 
   BertOptions options;
@@ -73,13 +76,25 @@ struct BertModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertModel);
 
-// BertModel with the masked-LM head: dense + GELU + LayerNorm, then a decoder whose weight is the token
-// embedding (tied) with a bias of its own.
-struct BertMaskedLMImpl : torch::nn::Module {
-  explicit BertMaskedLMImpl(const BertOptions& o = {});
-  // [N, T] ids and segment ids -> [N, T, vocab] logits. The pooled output is computed (it is part of
-  // the model's cost) but no loss reads it.
-  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+// The masked-LM head (Hugging Face's BertLMPredictionHead): dense + GELU + LayerNorm ("transform"),
+// then a decoder whose weight is the token embedding (tied, passed to forward) with a bias of its own.
+struct BertLMHeadImpl : torch::nn::Module {
+  explicit BertLMHeadImpl(const BertOptions& o);
+  // [N, T, H] sequence output -> [N, T, vocab] logits, at every position.
+  torch::Tensor forward(const torch::Tensor& sequence, const torch::Tensor& word_embeddings);
+
+  torch::nn::Linear transform{nullptr};
+  torch::nn::LayerNorm transform_norm{nullptr};
+  torch::Tensor decoder_bias;
+};
+TORCH_MODULE(BertLMHead);
+
+// Hugging Face's BertForPreTraining: BertModel with its pooler, the masked-LM head on the sequence
+// output and the next-sentence head (Linear(H, 2)) on the pooled first token.
+struct BertForPreTrainingImpl : torch::nn::Module {
+  explicit BertForPreTrainingImpl(const BertOptions& o = {});
+  // [N, T] ids and segment ids -> {MLM logits [N, T, vocab], next-sentence logits [N, 2]}
+  std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
 
   // Distinct parameter elements, the tied decoder weight counted once.
   int64_t parameter_count() const;
@@ -87,9 +102,24 @@ struct BertMaskedLMImpl : torch::nn::Module {
   int64_t encoder_parameter_count() const;
 
   BertModel bert{nullptr};
-  torch::nn::Linear transform{nullptr};
-  torch::nn::LayerNorm transform_norm{nullptr};
-  torch::Tensor decoder_bias;
+  BertLMHead lm_head{nullptr};
+  torch::nn::Linear seq_relationship{nullptr};
+};
+TORCH_MODULE(BertForPreTraining);
+
+// Hugging Face's BertForMaskedLM: BertModel without a pooler (nothing would read it) and the masked-LM head.
+struct BertMaskedLMImpl : torch::nn::Module {
+  explicit BertMaskedLMImpl(const BertOptions& o = {});
+  // [N, T] ids and segment ids -> [N, T, vocab] logits.
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+
+  // Distinct parameter elements, the tied decoder weight counted once.
+  int64_t parameter_count() const;
+  // The same for the BertModel part alone (embeddings, encoder).
+  int64_t encoder_parameter_count() const;
+
+  BertModel bert{nullptr};
+  BertLMHead lm_head{nullptr};
 };
 TORCH_MODULE(BertMaskedLM);
 

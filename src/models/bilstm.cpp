@@ -27,3 +27,12 @@ double bilstm_forward_flops(const BiLSTMOptions& o, int64_t batch, int64_t seq) 
 }
 
 }  // namespace trainbench::models
+
+namespace trainbench::models {
+
+StepFlops bilstm_step_flops(const BiLSTMOptions& options, int64_t batch, int64_t seq) {
+  const double f = bilstm_forward_flops(options, batch, seq);
+  return {f, f, f};
+}
+
+}  // namespace trainbench::models

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "core/flops.h"
+
 namespace trainbench::models {
 
 struct BiLSTMOptions {
@@ -33,5 +35,9 @@ TORCH_MODULE(BiLSTM);
 // the classifier's 2 * 2*hidden * classes * batch. Gate non-linearities and the pooling are left out,
 // as core/flops.h leaves out every element-wise op.
 double bilstm_forward_flops(const BiLSTMOptions& options, int64_t batch, int64_t seq);
+// The training step by the same rule as core/flops.h: every product here has both backward parts,
+// since every LSTM input requires a gradient (layer 0 reads the trainable embedding, the gates the
+// previous hidden state) and so does the classifier's: backward-data = backward-weights = forward.
+StepFlops bilstm_step_flops(const BiLSTMOptions& options, int64_t batch, int64_t seq);
 
 }  // namespace trainbench::models

@@ -71,7 +71,7 @@ DenseNetImpl::DenseNetImpl(int64_t growth_rate, const std::vector<int64_t>& bloc
 }
 
 torch::Tensor DenseNetImpl::forward(torch::Tensor x) {
-  x = torch::relu(features->forward(x));
+  x = features->forward(x).relu_();  // in place, as torchvision's F.relu(inplace=True)
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return classifier->forward(x);
 }

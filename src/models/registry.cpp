@@ -43,7 +43,7 @@ std::vector<ModelInfo> build_registry() {
                   [] { return ResNet(RB::bottleneck, Ints{3, 4, 6, 3}); }));
   m.push_back(cnn("resnet101", 224, 32, "ResNet-101 v1.5 (44.5M params)", [] { return ResNet(RB::bottleneck, Ints{3, 4, 23, 3}); }));
   m.push_back(cnn("resnet152", 224, 32, "ResNet-152 v1.5 (60.2M params)", [] { return ResNet(RB::bottleneck, Ints{3, 8, 36, 3}); }));
-  m.push_back(cnn("resnet50_v2", 224, 64, "ResNet-50 v2, pre-activation bottlenecks (25.5M params)",
+  m.push_back(cnn("resnet50_v2", 224, 64, "ResNet-50 v2 (tf_cnn_benchmarks), pre-activation, stride on the 1x1 (25.5M params)",
                   [] { return ResNet(RB::preact_bottleneck, Ints{3, 4, 6, 3}); }));
   m.push_back(cnn("mobilenet_v1", 224, 32, "MobileNet v1, width 1.0 (4.2M params)", [] { return MobileNetV1(); }));
   m.push_back(cnn("mobilenet_v2", 224, 32, "MobileNet v2, width 1.0 (3.5M params)", [] { return MobileNetV2(); }));
@@ -72,7 +72,7 @@ int64_t parameter_count(torch::nn::Module& module) {
   return n;
 }
 
-double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch) {
+StepFlops model_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch) {
   auto module = model.ptr();
   const bool was_training = module->is_training();
   // The input goes where the model's weights are, in their dtype.
@@ -82,17 +82,21 @@ double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& in
   std::vector<int64_t> shape{1};
   shape.insert(shape.end(), input_shape.begin(), input_shape.end());
   module->eval();
-  double flops = 0.0;
+  StepFlops flops;
   try {
-    torch::NoGradGuard no_grad;
+    torch::AutoGradMode grad(true);  // which operands require a gradient decides the backward part
     const auto input = torch::randn(shape, options);
-    flops = count_flops([&] { model.forward(input); });
+    flops = count_step_flops([&] { model.forward(input); });
   } catch (...) {
     module->train(was_training);
     throw;
   }
   module->train(was_training);
-  return flops * static_cast<double>(batch);
+  return flops.scaled(static_cast<double>(batch));
+}
+
+double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch) {
+  return model_flops(model, input_shape, batch).forward;
 }
 
 }  // namespace trainbench::models

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/flops.h"
+
 namespace trainbench::models {
 
 struct ModelInfo {
@@ -27,9 +29,13 @@ const std::vector<ModelInfo>& all_models();
 const ModelInfo* find_model(const std::string& name);
 
 int64_t parameter_count(torch::nn::Module& module);
-// Forward FLOPs of `model` for one batch of `batch` samples of `input_shape`, counted from the layer
-// shapes (core/flops.h) during one no-grad forward pass on a batch of 1 in eval mode, then scaled by
-// the batch (every counted layer is linear in it). The model's training mode is restored.
+// FLOPs of one training step of `model` on a batch of `batch` samples of `input_shape`: forward,
+// backward-data and backward-weights counted per layer from the layer shapes (core/flops.h) during
+// one forward pass with gradients enabled on a batch of 1 in eval mode (the input needs no
+// gradient, as the synthetic batch), then scaled by the batch (every counted layer is linear in it).
+// The model's training mode is restored.
+StepFlops model_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch);
+// The forward part of model_flops.
 double forward_flops(torch::nn::AnyModule& model, const std::vector<int64_t>& input_shape, int64_t batch);
 
 }  // namespace trainbench::models

@@ -13,6 +13,10 @@ torch::nn::Sequential projection(int64_t in, int64_t out, int64_t stride) {
                                torch::nn::BatchNorm2d(out));
 }
 
+// In-place ReLU and residual sum where torchvision has them (ReLU(inplace=True), `out += identity`):
+// legal because BatchNorm's backward reads its input, not its output, and a convolution's backward
+// reads its input and weight. Each saves allocating one activation-sized tensor per ReLU and per sum
+// in the forward pass (tests/test_memory.cpp measures it against torchvision's layout).
 struct BasicBlockImpl : torch::nn::Module {
   BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride) {
     conv1 = register_module("conv1", torch::nn::Conv2d(conv_options(inplanes, planes, 3, stride, 1)));
@@ -24,9 +28,10 @@ struct BasicBlockImpl : torch::nn::Module {
     }
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto out = torch::relu(bn1->forward(conv1->forward(x)));
+    auto out = bn1->forward(conv1->forward(x)).relu_();
     out = bn2->forward(conv2->forward(out));
-    return torch::relu(out + (downsample ? downsample->forward(x) : x));
+    out += downsample ? downsample->forward(x) : x;
+    return out.relu_();
   }
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
@@ -46,10 +51,11 @@ struct BottleneckImpl : torch::nn::Module {
     if (stride != 1 || inplanes != out) downsample = register_module("downsample", projection(inplanes, out, stride));
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto out = torch::relu(bn1->forward(conv1->forward(x)));
-    out = torch::relu(bn2->forward(conv2->forward(out)));
+    auto out = bn1->forward(conv1->forward(x)).relu_();
+    out = bn2->forward(conv2->forward(out)).relu_();
     out = bn3->forward(conv3->forward(out));
-    return torch::relu(out + (downsample ? downsample->forward(x) : x));
+    out += downsample ? downsample->forward(x) : x;
+    return out.relu_();
   }
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr};
@@ -58,14 +64,15 @@ struct BottleneckImpl : torch::nn::Module {
 TORCH_MODULE(Bottleneck);
 
 // Pre-activation bottleneck: BN-ReLU, then the convs; a projection shortcut (no BN) reads the
-// pre-activated input, as in He et al. 2016 and tf_cnn_benchmarks' resnet50_v2.
+// pre-activated input, as in He et al. 2016 and tf_cnn_benchmarks' bottleneck_block_v2, which puts a
+// stage's stride on the first 1x1 conv (and the shortcut), not on the 3x3.
 struct PreActBottleneckImpl : torch::nn::Module {
   PreActBottleneckImpl(int64_t inplanes, int64_t planes, int64_t stride) {
     const int64_t out = planes * 4;
     bn1 = register_module("bn1", torch::nn::BatchNorm2d(inplanes));
-    conv1 = register_module("conv1", torch::nn::Conv2d(conv_options(inplanes, planes, 1)));
+    conv1 = register_module("conv1", torch::nn::Conv2d(conv_options(inplanes, planes, 1, stride)));
     bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
-    conv2 = register_module("conv2", torch::nn::Conv2d(conv_options(planes, planes, 3, stride, 1)));
+    conv2 = register_module("conv2", torch::nn::Conv2d(conv_options(planes, planes, 3, 1, 1)));
     bn3 = register_module("bn3", torch::nn::BatchNorm2d(planes));
     conv3 = register_module("conv3", torch::nn::Conv2d(conv_options(planes, out, 1)));
     if (stride != 1 || inplanes != out) {
@@ -73,12 +80,12 @@ struct PreActBottleneckImpl : torch::nn::Module {
     }
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto preact = torch::relu(bn1->forward(x));
-    auto identity = shortcut ? shortcut->forward(preact) : x;
+    auto preact = bn1->forward(x).relu_();
     auto out = conv1->forward(preact);
-    out = conv2->forward(torch::relu(bn2->forward(out)));
-    out = conv3->forward(torch::relu(bn3->forward(out)));
-    return out + identity;
+    out = conv2->forward(bn2->forward(out).relu_());
+    out = conv3->forward(bn3->forward(out).relu_());
+    out += shortcut ? shortcut->forward(preact) : x;
+    return out;
   }
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr};
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr}, shortcut{nullptr};
@@ -116,10 +123,10 @@ torch::nn::Sequential ResNetImpl::make_layer(int64_t planes, int64_t blocks, int
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {
   // The v2 stem keeps conv-BN-ReLU (as tf_cnn_benchmarks): the first block then pre-activates the pooled map.
-  x = torch::relu(bn1->forward(conv1->forward(x)));
+  x = bn1->forward(conv1->forward(x)).relu_();
   x = torch::max_pool2d(x, 3, 2, 1);
   x = layer4->forward(layer3->forward(layer2->forward(layer1->forward(x))));
-  if (post_bn) x = torch::relu(post_bn->forward(x));
+  if (post_bn) x = post_bn->forward(x).relu_();
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return fc->forward(x);
 }

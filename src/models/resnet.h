@@ -1,4 +1,5 @@
-// ResNet v1.5 (torchvision's: the stride sits on the 3x3 conv) and the pre-activation ResNet v2.
+// ResNet v1.5 (torchvision's: the stride sits on the 3x3 conv) and the pre-activation ResNet v2
+// (tf_cnn_benchmarks': the stride sits on the first 1x1 conv).
 #pragma once
 #include <torch/torch.h>
 
@@ -10,7 +11,7 @@ namespace trainbench::models {
 enum class ResNetBlock {
   basic,               // two 3x3 convs (resnet18/34)
   bottleneck,          // 1x1 -> 3x3 -> 1x1, BN after each conv, ReLU after the sum (resnet50/101/152)
-  preact_bottleneck,   // BN-ReLU before each conv, identity sum without activation (He et al. 2016, "v2")
+  preact_bottleneck,   // BN-ReLU before each conv, stride on the first 1x1, sum without activation ("v2")
 };
 
 struct ResNetImpl : torch::nn::Module {

@@ -59,7 +59,7 @@ struct Record {
   // measured (failed cases, files written before the field existed).
   double noise_target = std::numeric_limits<double>::quiet_NaN();
   std::optional<bool> noise_target_met;
-  double flops_per_step = 0.0;    // training FLOPs per step (3x forward; forward-only: 1x)
+  double flops_per_step = 0.0;    // FLOPs per step: training per layer (core/flops.h); forward-only: forward
   double achieved_gflops = 0.0;   // flops_per_step / median / 1e9
   // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);
   // NaN (null in JSON) when no peak was measured for this device and thread count.

@@ -1,8 +1,16 @@
-// BERT-Base-shaped masked-LM pre-training from scratch (models/bert.h) on synthetic data: random token
-// ids, segment ids all 0, and a random label at every position (no masking: cross-entropy over all
-// positions, which costs what the full decoder costs).
+// BERT pre-training from scratch (models/bert.h) on synthetic data, as Hugging Face's classes train it.
+// head=pretraining (default): BertForPreTraining, loss = masked-LM cross-entropy + next-sentence
+// cross-entropy on the pooled first token. head=mlm: BertForMaskedLM, the masked-LM loss alone.
+// Synthetic batch: random token ids; segment ids 0 for the first half of each sequence, 1 for the
+// second (sentence A / B); a random next-sentence label per sequence. The masked-LM loss covers
+// round(15%) of the positions of each sequence (at least one), drawn at random as Hugging Face's
+// DataCollatorForLanguageModeling does with its mlm_probability 0.15; the other positions carry the
+// label -100 and are ignored. As in Hugging Face, the decoder computes logits at every position: the
+// head's cost does not depend on how many positions the loss reads.
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "core/flops.h"
@@ -12,6 +20,19 @@
 
 namespace trainbench {
 namespace {
+
+constexpr int64_t kIgnoreIndex = -100;  // Hugging Face's label for positions the MLM loss skips
+constexpr double kMaskedShare = 0.15;
+
+// Round(15%) of `seq` positions per sequence (at least 1) get a random label, the rest kIgnoreIndex.
+torch::Tensor masked_lm_labels(int64_t batch, int64_t seq, int64_t vocab, const torch::TensorOptions& ids) {
+  const int64_t masked = std::max<int64_t>(1, std::llround(kMaskedShare * static_cast<double>(seq)));
+  const auto order = torch::rand({batch, seq}, ids.dtype(torch::kFloat)).argsort(/*dim=*/1, /*descending=*/false);
+  const auto positions = order.narrow(1, 0, masked);
+  auto labels = torch::full({batch, seq}, kIgnoreIndex, ids);
+  labels.scatter_(1, positions, torch::randint(0, vocab, {batch, masked}, ids));
+  return labels.reshape({-1});
+}
 
 class BertWorkload final : public detail::LossWorkload {
  public:
@@ -24,33 +45,64 @@ class BertWorkload final : public detail::LossWorkload {
                              .heads(param_int(o.params, "heads"))
                              .max_pos(param_int(o.params, "max_pos"));
     const int64_t seq = param_int(o.params, "seq");
-    model_ = models::BertMaskedLM(options);
-    model_->to(dev);
+    pretraining_ = param_str(o.params, "head") == "pretraining";
+    torch::nn::Module* module = nullptr;
+    int64_t parameters = 0;
+    if (pretraining_) {
+      pretraining_model_ = models::BertForPreTraining(options);
+      module = pretraining_model_.get();
+      parameters = pretraining_model_->parameter_count();
+    } else {
+      mlm_model_ = models::BertMaskedLM(options);
+      module = mlm_model_.get();
+      parameters = mlm_model_->parameter_count();
+    }
+    module->to(dev);
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
     seed_batch();
     tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
     segments_ = torch::zeros({o.batch, seq}, ids);
-    labels_ = torch::randint(0, options.vocab(), {o.batch * seq}, ids);
+    segments_.narrow(1, seq / 2, seq - seq / 2).fill_(1);
+    labels_ = masked_lm_labels(o.batch, seq, options.vocab(), ids);
+    next_sentence_ = torch::randint(0, 2, {o.batch}, ids);
     // Every counted product (linears, and attention per sequence) is linear in the batch: one
     // sequence's count times the batch is exact.
-    double one = 0.0;
+    StepFlops one;
     {
-      torch::NoGradGuard no_grad;
+      torch::AutoGradMode grad(true);  // the backward part follows which operands require a gradient
       const auto t = tokens_.narrow(0, 0, 1);
       const auto s = segments_.narrow(0, 0, 1);
-      one = count_flops([&] { model_->forward(t, s); });
+      one = count_step_flops([&] { run(t, s); });
     }
-    finish_setup(*model_, one * static_cast<double>(o.batch), model_->parameter_count(), seq);
+    nsp_logits_ = torch::Tensor();
+    finish_setup(*module, one.scaled(static_cast<double>(o.batch)), parameters, seq);
   }
 
  private:
-  torch::Tensor forward() override { return model_->forward(tokens_, segments_); }
+  // The MLM logits; the next-sentence logits (pretraining) wait in nsp_logits_ for loss().
+  torch::Tensor run(const torch::Tensor& tokens, const torch::Tensor& segments) {
+    if (!pretraining_) return mlm_model_->forward(tokens, segments);
+    auto [mlm, nsp] = pretraining_model_->forward(tokens, segments);
+    nsp_logits_ = nsp;
+    return mlm;
+  }
+  torch::Tensor forward() override { return run(tokens_, segments_); }
   torch::Tensor loss(const torch::Tensor& logits) override {
-    return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), labels_);
+    namespace F = torch::nn::functional;
+    const auto ce = F::CrossEntropyFuncOptions().ignore_index(kIgnoreIndex);
+    auto l = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), labels_, ce);
+    if (pretraining_) {
+      // In the MLM logits' type: fp32 under the pure precisions, as the step casts those.
+      l = l + F::cross_entropy(nsp_logits_.to(logits.scalar_type()), next_sentence_);
+      nsp_logits_ = torch::Tensor();
+    }
+    return l;
   }
 
-  models::BertMaskedLM model_{nullptr};
-  torch::Tensor tokens_, segments_, labels_;
+  bool pretraining_ = true;
+  models::BertForPreTraining pretraining_model_{nullptr};
+  models::BertMaskedLM mlm_model_{nullptr};
+  torch::Tensor tokens_, segments_, labels_, next_sentence_, nsp_logits_;
 };
 
 }  // namespace
@@ -63,7 +115,8 @@ WorkloadInfo bert_workload_info() {
   w.input = "seq 200";
   w.default_batch = 32;
   w.description =
-      "BERT-Base-shaped encoder + masked-LM head from scratch (110.1M params), MLM loss over all positions";
+      "BERT-Base pre-training from scratch, Hugging Face's BertForPreTraining (110.1M params): masked-LM loss on "
+      "15% of positions + next-sentence loss";
   w.params = {
       {"layers", "12", "encoder layers, 1 to 256", int_in_range(1, 256)},
       {"hidden", "768", "hidden width, 1 to 65536 (a multiple of heads); feed-forward is 4x", int_in_range(1, 65536)},
@@ -71,6 +124,9 @@ WorkloadInfo bert_workload_info() {
       {"vocab", "30522", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
       {"max_pos", "512", "position-embedding length, 1 to 100000 (at least seq)", int_in_range(1, 100'000)},
       {"seq", "200", "tokens per sequence, 1 to 100000 (at most max_pos)", int_in_range(1, 100'000)},
+      {"head", "pretraining",
+       "pretraining (BertForPreTraining: MLM + next-sentence, pooler) or mlm (BertForMaskedLM: MLM only, no pooler)",
+       one_of({"pretraining", "mlm"})},
   };
   w.check_together = [](const Params& p) {
     const int64_t seq = param_int(p, "seq"), max_pos = param_int(p, "max_pos");

@@ -29,7 +29,7 @@ class BiLSTMWorkload final : public detail::LossWorkload {
     tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
     labels_ = torch::randint(0, options.classes(), {o.batch}, ids);
     // By formula: aten::lstm hides its GEMMs from core/flops.h (see models/bilstm.h).
-    finish_setup(*model_, models::bilstm_forward_flops(options, o.batch, seq), models::parameter_count(*model_), seq);
+    finish_setup(*model_, models::bilstm_step_flops(options, o.batch, seq), models::parameter_count(*model_), seq);
   }
 
  private:

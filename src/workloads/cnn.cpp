@@ -23,7 +23,7 @@ class CnnWorkload final : public detail::LossWorkload {
       detail::to_channels_last(*model_.ptr());
       input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
     }
-    finish_setup(*model_.ptr(), models::forward_flops(model_, info.input_shape, o.batch),
+    finish_setup(*model_.ptr(), models::model_flops(model_, info.input_shape, o.batch),
                  models::parameter_count(*model_.ptr()), 0, {&input_});
   }
 

@@ -32,13 +32,13 @@ class ConvNetWorkload final : public detail::LossWorkload {
       input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
     }
     // Every convolution is linear in the batch: one sample's count times the batch is exact.
-    double one = 0.0;
+    StepFlops one;
     {
-      torch::NoGradGuard no_grad;
+      torch::AutoGradMode grad(true);  // the backward part follows which operands require a gradient
       const auto sample = input_.narrow(0, 0, 1);
-      one = count_flops([&] { model_->forward(sample); });
+      one = count_step_flops([&] { model_->forward(sample); });
     }
-    finish_setup(*model_, one * static_cast<double>(o.batch), models::parameter_count(*model_), 0, {&input_});
+    finish_setup(*model_, one.scaled(static_cast<double>(o.batch)), models::parameter_count(*model_), 0, {&input_});
   }
 
  private:

@@ -136,7 +136,7 @@ LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
   check_precision(options_);
 }
 
-void LossWorkload::finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters,
+void LossWorkload::finish_setup(torch::nn::Module& model, const StepFlops& flops, int64_t parameters,
                                 int64_t tokens_per_sample, const std::vector<torch::Tensor*>& float_inputs) {
   if (is_pure_precision(options_.precision)) {
     const at::ScalarType dtype = precision_dtype(options_.precision);
@@ -147,7 +147,9 @@ void LossWorkload::finish_setup(torch::nn::Module& model, double forward_flops, 
   }
   parameters_ = parameters;
   tokens_per_sample_ = tokens_per_sample;
-  flops_ = options_.forward_only ? forward_flops : training_flops(forward_flops);
+  step_flops_ = flops;
+  if (options_.forward_only) step_flops_.backward_data = step_flops_.backward_weights = 0.0;
+  flops_ = step_flops_.training();
   params_ = model.parameters();
   buffers_ = model.buffers();
   if (options_.forward_only) {

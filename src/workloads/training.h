@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/flops.h"
 #include "workloads/loss_scaler.h"
 #include "workloads/workload.h"
 
@@ -56,6 +57,7 @@ class LossWorkload : public Workload {
   int64_t samples_per_step() const override { return options_.batch; }
   std::string unit() const override { return unit_; }
   double flops_per_step() const override { return flops_; }
+  StepFlops step_flops() const override { return step_flops_; }
   int64_t parameters() const override { return parameters_; }
   int64_t tokens_per_step() const override { return options_.batch * tokens_per_sample_; }
   double last_loss() const override;
@@ -67,11 +69,12 @@ class LossWorkload : public Workload {
 
  protected:
   LossWorkload(const WorkloadOptions& options, std::string unit);
-  // `forward_flops`: one forward pass over the whole batch. Sets the model's mode, builds the optimizer.
+  // `flops`: one step over the whole batch, per pass (a training step counts all three, a forward-only
+  // step the forward). Sets the model's mode, builds the optimizer.
   // `tokens_per_sample` > 0 for sequence workloads (tokens/s is reported beside sequences/s).
   // `float_inputs`: the synthetic floating-point inputs, converted with the model under a pure
   // precision (integer inputs such as token ids stay as they are). Call after counting FLOPs.
-  void finish_setup(torch::nn::Module& model, double forward_flops, int64_t parameters, int64_t tokens_per_sample = 0,
+  void finish_setup(torch::nn::Module& model, const StepFlops& flops, int64_t parameters, int64_t tokens_per_sample = 0,
                     const std::vector<torch::Tensor*>& float_inputs = {});
   virtual torch::Tensor forward() = 0;
   // Call between building the model and drawing the synthetic batch (see WorkloadOptions::data_seed).
@@ -91,6 +94,7 @@ class LossWorkload : public Workload {
   int64_t parameters_ = 0;
   int64_t tokens_per_sample_ = 0;
   double flops_ = 0.0;
+  StepFlops step_flops_;
 };
 
 

@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "core/device.h"
+#include "core/flops.h"
 
 namespace trainbench {
 
@@ -51,7 +52,9 @@ class Workload {
   virtual void step() = 0;
   virtual int64_t samples_per_step() const = 0;
   virtual std::string unit() const = 0;          // e.g. "images/s"
-  virtual double flops_per_step() const = 0;     // training: 3x forward; forward-only: 1x
+  virtual double flops_per_step() const = 0;     // per layer: forward + backward-data + backward-weights (core/flops.h)
+  // flops_per_step by pass (forward, backward-data, backward-weights); all 0 when not counted.
+  virtual StepFlops step_flops() const { return {}; }
   virtual int64_t parameters() const = 0;
   // Tokens per step for sequence workloads (batch x sequence length); 0 for the others.
   virtual int64_t tokens_per_step() const { return 0; }

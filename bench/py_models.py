@@ -1,0 +1,223 @@
+"""Plain-PyTorch equivalents of trainbench's non-CNN workloads, for bench/vs_pytorch.py.
+
+Same structure and parameter count as the C++ models (src/models/bert.*, src/models/bilstm.*), and the
+same synthetic batch and loss as their workloads (src/workloads/bert.cpp, src/workloads/bilstm.cpp):
+
+- bert_pretraining(): Hugging Face's BertForPreTraining written out in torch.nn (no
+  nn.TransformerEncoder): embeddings with segment types, post-LN encoder layers with separate
+  Q/K/V linears and erf-GELU, LayerNorm eps 1e-12, pooler, masked-LM head (dense + GELU + LayerNorm,
+  decoder tied to the word embedding with its own bias) and next-sentence head Linear(H, 2). Loss =
+  MLM cross-entropy over round(15%) of each sequence's positions (the rest labelled -100) + NSP.
+- bilstm(): embedding -> stacked bidirectional LSTM (batch-first) -> mean over time -> linear.
+
+Each builder asserts the parameter count it derives from the shapes. Run this file to check both.
+"""
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+IGNORE_INDEX = -100  # Hugging Face's label for positions the MLM loss skips
+MASKED_SHARE = 0.15
+
+
+# ---- BERT -----------------------------------------------------------------------------------------
+
+class BertEmbeddings(nn.Module):
+    def __init__(self, vocab, hidden, max_pos, type_vocab=2, eps=1e-12, dropout=0.1):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(vocab, hidden)
+        self.position_embeddings = nn.Embedding(max_pos, hidden)
+        self.token_type_embeddings = nn.Embedding(type_vocab, hidden)
+        self.LayerNorm = nn.LayerNorm(hidden, eps=eps)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, input_ids, token_type_ids):
+        positions = torch.arange(input_ids.size(1), device=input_ids.device)
+        x = self.word_embeddings(input_ids) + self.position_embeddings(positions).unsqueeze(0) + \
+            self.token_type_embeddings(token_type_ids)
+        return self.dropout(self.LayerNorm(x))
+
+
+class BertSelfAttention(nn.Module):
+    """Q, K, V and output linears with bias; softmax(q k^T / sqrt(d)) v with dropout on the probabilities."""
+
+    def __init__(self, hidden, heads, dropout=0.1):
+        super().__init__()
+        assert hidden % heads == 0, f"heads {heads} must divide hidden {hidden}"
+        self.heads = heads
+        self.query = nn.Linear(hidden, hidden)
+        self.key = nn.Linear(hidden, hidden)
+        self.value = nn.Linear(hidden, hidden)
+        self.output = nn.Linear(hidden, hidden)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        n, t, h = x.shape
+        d = h // self.heads
+
+        def split(y):
+            return y.view(n, t, self.heads, d).transpose(1, 2)
+
+        q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d)
+        probs = self.dropout(torch.softmax(scores, -1))
+        context = torch.matmul(probs, v).transpose(1, 2).reshape(n, t, h)
+        return self.output(context)
+
+
+class BertLayer(nn.Module):
+    """Post-LN: attention, dropout, residual + LayerNorm; dense -> GELU -> dense, dropout, residual + LayerNorm."""
+
+    def __init__(self, hidden, heads, ffn, eps=1e-12, dropout=0.1):
+        super().__init__()
+        self.attention = BertSelfAttention(hidden, heads, dropout)
+        self.attention_norm = nn.LayerNorm(hidden, eps=eps)
+        self.intermediate = nn.Linear(hidden, ffn)
+        self.output = nn.Linear(ffn, hidden)
+        self.output_norm = nn.LayerNorm(hidden, eps=eps)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        a = self.attention_norm(x + self.dropout(self.attention(x)))
+        f = self.output(F.gelu(self.intermediate(a)))  # erf GELU, as Hugging Face's "gelu"
+        return self.output_norm(a + self.dropout(f))
+
+
+class BertForPreTraining(nn.Module):
+    def __init__(self, layers, hidden, heads, vocab, max_pos, eps=1e-12, dropout=0.1):
+        super().__init__()
+        self.vocab = vocab
+        self.embeddings = BertEmbeddings(vocab, hidden, max_pos, eps=eps, dropout=dropout)
+        self.encoder = nn.ModuleList([BertLayer(hidden, heads, 4 * hidden, eps, dropout) for _ in range(layers)])
+        self.pooler = nn.Linear(hidden, hidden)
+        # Masked-LM head (BertLMPredictionHead): transform, then a decoder tied to the word embedding.
+        self.transform = nn.Linear(hidden, hidden)
+        self.transform_norm = nn.LayerNorm(hidden, eps=eps)
+        self.decoder_bias = nn.Parameter(torch.zeros(vocab))
+        self.seq_relationship = nn.Linear(hidden, 2)
+        self.apply(self._init)
+
+    @staticmethod
+    def _init(m):
+        if isinstance(m, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(m.weight, 0.0, 0.02)
+            if isinstance(m, nn.Linear) and m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.LayerNorm):
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+
+    def forward(self, input_ids, token_type_ids):
+        x = self.embeddings(input_ids, token_type_ids)
+        for layer in self.encoder:
+            x = layer(x)
+        pooled = torch.tanh(self.pooler(x[:, 0]))
+        h = self.transform_norm(F.gelu(self.transform(x)))
+        mlm = F.linear(h, self.embeddings.word_embeddings.weight, self.decoder_bias)  # every position
+        return mlm, self.seq_relationship(pooled)
+
+    def synthetic_batch(self, batch, seq, device="cpu"):
+        """Random ids; segments 0 then 1 (halves); round(15%) labelled positions per sequence; NSP labels."""
+        ids = torch.randint(0, self.vocab, (batch, seq), device=device)
+        segments = torch.zeros(batch, seq, dtype=torch.long, device=device)
+        segments[:, seq // 2:] = 1
+        masked = max(1, round(MASKED_SHARE * seq))
+        positions = torch.rand(batch, seq, device=device).argsort(1)[:, :masked]
+        labels = torch.full((batch, seq), IGNORE_INDEX, dtype=torch.long, device=device)
+        labels.scatter_(1, positions, torch.randint(0, self.vocab, (batch, masked), device=device))
+        next_sentence = torch.randint(0, 2, (batch,), device=device)
+        return ids, segments, labels.reshape(-1), next_sentence
+
+    def loss(self, ids, segments, labels, next_sentence):
+        mlm, nsp = self(ids, segments)
+        return F.cross_entropy(mlm.reshape(-1, mlm.size(-1)), labels, ignore_index=IGNORE_INDEX) + \
+            F.cross_entropy(nsp, next_sentence)
+
+
+def bert_parameter_count(layers, hidden, vocab, max_pos):
+    """BertForPreTraining's count from its shapes (tied decoder weight counted once)."""
+    h, f = hidden, 4 * hidden
+    embeddings = (vocab + max_pos + 2) * h + 2 * h
+    layer = 4 * (h * h + h) + 2 * h + (h * f + f) + (f * h + h) + 2 * h
+    pooler = h * h + h
+    mlm_head = (h * h + h) + 2 * h + vocab
+    nsp_head = 2 * h + 2
+    return embeddings + layers * layer + pooler + mlm_head + nsp_head
+
+
+def unique_parameter_count(model):
+    return sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())
+
+
+def bert_pretraining(layers=12, hidden=768, heads=12, vocab=30522, max_pos=512, seq=200):
+    """BertForPreTraining as trainbench's `bert` (head=pretraining) builds it. `model.seq` is the
+    sequence length its synthetic batches use: model.loss(*model.synthetic_batch(batch, model.seq))."""
+    if seq > max_pos:
+        raise ValueError(f"seq {seq} exceeds max_pos {max_pos}")
+    model = BertForPreTraining(layers, hidden, heads, vocab, max_pos)
+    model.seq = seq
+    expected = bert_parameter_count(layers, hidden, vocab, max_pos)
+    got = unique_parameter_count(model)
+    assert got == expected, f"BertForPreTraining has {got} parameters, its shapes give {expected}"
+    return model
+
+
+# ---- biLSTM ---------------------------------------------------------------------------------------
+
+class BiLSTM(nn.Module):
+    def __init__(self, vocab, embed, hidden, layers, classes):
+        super().__init__()
+        self.vocab, self.classes = vocab, classes
+        self.embedding = nn.Embedding(vocab, embed)
+        self.lstm = nn.LSTM(embed, hidden, num_layers=layers, bidirectional=True, batch_first=True)
+        self.classifier = nn.Linear(2 * hidden, classes)
+
+    def forward(self, tokens):
+        out, _ = self.lstm(self.embedding(tokens))  # [N, T, 2*hidden]
+        return self.classifier(out.mean(1))
+
+    def synthetic_batch(self, batch, seq, device="cpu"):
+        return (torch.randint(0, self.vocab, (batch, seq), device=device),
+                torch.randint(0, self.classes, (batch,), device=device))
+
+    def loss(self, tokens, labels):
+        return F.cross_entropy(self(tokens), labels)
+
+
+def bilstm_parameter_count(vocab, embed, hidden, layers, classes):
+    """Per layer and direction: W_ih 4h x input, W_hh 4h x h, b_ih and b_hh 4h each (input = embed for
+    layer 0, 2h above it); plus the embedding and the classifier."""
+    lstm = sum(2 * (4 * hidden * ((embed if l == 0 else 2 * hidden) + hidden) + 8 * hidden) for l in range(layers))
+    return vocab * embed + lstm + 2 * hidden * classes + classes
+
+
+def bilstm(vocab=20000, embed=256, hidden=256, layers=2, classes=2, seq=100):
+    """trainbench's `bilstm` workload model: model.loss(*model.synthetic_batch(batch, model.seq))."""
+    model = BiLSTM(vocab, embed, hidden, layers, classes)
+    model.seq = seq
+    expected = bilstm_parameter_count(vocab, embed, hidden, layers, classes)
+    got = unique_parameter_count(model)
+    assert got == expected, f"biLSTM has {got} parameters, its shapes give {expected}"
+    return model
+
+
+if __name__ == "__main__":
+    base = bert_pretraining()
+    assert unique_parameter_count(base) == 110_106_428  # Hugging Face's BertForPreTraining, Base
+    print("bert_pretraining (Base):", unique_parameter_count(base))
+    print("bilstm (defaults):", unique_parameter_count(bilstm()))
+    tiny = bert_pretraining(layers=2, hidden=64, heads=2, vocab=100, max_pos=32, seq=16)
+    opt = torch.optim.AdamW(tiny.parameters(), lr=1e-3)
+    batch = tiny.synthetic_batch(4, tiny.seq)
+    losses = []
+    for _ in range(5):
+        opt.zero_grad()
+        loss = tiny.loss(*batch)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    print("tiny bert losses:", [round(x, 3) for x in losses])
+    small = bilstm(vocab=100, embed=16, hidden=16, seq=12)
+    print("tiny bilstm loss:", small.loss(*small.synthetic_batch(8, small.seq)).item())
