@@ -160,7 +160,7 @@ pid_t start_slow_run(const fs::path& out) {
   const pid_t pid = fork();
   if (pid == 0) {
     const std::string cmd = std::string("exec timeout -k 5 120 ") + TRAINBENCH_EXE + " run --case " + kTiny +
-                            " --warmup 0 --min-steps 1000000000 --min-time 20 --max-time 20 --max-noise 0 -o " +
+                            " --warmup 0 --min-steps 100000 --min-time 20 --max-time 20 --max-noise 0 -o " +
                             out.string() + " > /dev/null 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);

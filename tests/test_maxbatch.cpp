@@ -108,7 +108,9 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   ASSERT_GT(largest_ok, 0) << "nothing trained under the limit";
   bool next_one_ran_out = false;
   for (const auto& r : f.benchmarks) {
-    if (r.status == Status::oom) EXPECT_GT(r.batch_size, largest_ok) << "an OOM below a batch that trained";
+    if (r.status == Status::oom) {
+      EXPECT_GT(r.batch_size, largest_ok) << "an OOM below a batch that trained";
+    }
     if (r.status == Status::oom && r.batch_size == largest_ok + 1) next_one_ran_out = true;
   }
   EXPECT_TRUE(next_one_ran_out) << "b+1 (so also 2b) must have been tried and run out of memory";

@@ -88,7 +88,9 @@ TEST(Report, OneRunHasThroughputBarsWithOomAndNoiseMarks) {
     for (const auto& ser : chart["series"]) {
       for (size_t i = 0; i < ser["data"].size(); ++i) {
         if (!ser["marks"][i].is_null()) marks += ser["marks"][i].get<std::string>() + ";";
-        if (ser["marks"][i] == "OOM") EXPECT_TRUE(ser["data"][i].is_null());
+        if (ser["marks"][i] == "OOM") {
+          EXPECT_TRUE(ser["data"][i].is_null());
+        }
       }
     }
   }
