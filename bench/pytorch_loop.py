@@ -52,6 +52,21 @@ def sequence_model(name, batch, params):
     return model, lambda: model.loss(*data)
 
 
+def census(step) -> int:
+    """Counts the ATen operators one step dispatches, as bench/op_census.cpp does for trainbench."""
+    step()
+    step()
+    with torch.autograd.profiler.profile() as prof:
+        step()
+    counts = {}
+    for e in prof.function_events:
+        if e.name.startswith("aten::"):
+            counts[e.name] = counts.get(e.name, 0) + 1
+    json.dump(counts, sys.stdout, sort_keys=True)
+    print()
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--model", required=True)
@@ -62,6 +77,8 @@ def main() -> int:
     p.add_argument("--layout", choices=["nchw", "nhwc"], default="nchw")
     p.add_argument("--optimizer", default="sgd")
     p.add_argument("--set", action="append", default=[], help="key=value, as trainbench's --set")
+    p.add_argument("--census", action="store_true",
+                   help="print the ATen operators of one step (after two untimed ones) instead of timing")
     a = p.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -79,14 +96,21 @@ def main() -> int:
         loss_of_step().backward()
         opt.step()
 
+    if a.census:
+        return census(step)
     for _ in range(a.warmup):
         step()
     samples = []
+    # CLOCK_MONOTONIC, as `perf record -k CLOCK_MONOTONIC` stamps its samples: bench/op_census.py
+    # attributes the samples between these two instants to the timed loop.
+    loop_start = time.clock_gettime(time.CLOCK_MONOTONIC)
     for _ in range(a.steps):
         t0 = time.perf_counter()
         step()
         samples.append(time.perf_counter() - t0)
-    json.dump({"samples_s": samples, "threads": torch.get_num_threads(), "torch": torch.__version__}, sys.stdout)
+    loop_end = time.clock_gettime(time.CLOCK_MONOTONIC)
+    json.dump({"samples_s": samples, "threads": torch.get_num_threads(), "torch": torch.__version__,
+               "loop_monotonic_s": [loop_start, loop_end]}, sys.stdout)
     print()
     return 0
 

@@ -253,6 +253,20 @@ TEST(HostileCli, ResumeWithADifferentPlanIsRefusedUnlessForced) {
   expect_refused("run --case " + kTiny + " --force -o " + (dir / "z.json").string(), {"--force only goes with --resume"});
 }
 
+TEST(HostileCli, AFreshRunKeepsAnInterruptedRunsJournal) {
+  const fs::path dir = temp_dir("hostile_cli", "fresh_over_journal");
+  const fs::path journal = dir / "r.json.journal";
+  write_foreign_journal(journal, kTiny);
+  const std::string before = slurp(journal);
+  const CmdResult r = run_limited("run --case " + kTiny + kFast + " -o " + (dir / "r.json").string(), dir, 60);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("interrupted run"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(journal), before) << "the journal's records must be left as they were";
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
 TEST(HostileCli, CompareOfRunsWithNoCaseInCommonSuggestsIgnore) {
   const fs::path dir = temp_dir("hostile_cli", "disjoint");
   ResultsFile a = read_results(std::string(TRAINBENCH_TEST_DATA) + "/results_v1.json");

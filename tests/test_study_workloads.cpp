@@ -2,15 +2,19 @@
 // pinned counts, a few training steps with a falling loss, bf16 on CPU, and parameter checks.
 #include <gtest/gtest.h>
 
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 
 #include <cmath>
+#include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "models/bert.h"
 #include "models/bilstm.h"
+#include "models/layers.h"
 #include "workloads/registry.h"
 #include "workloads/workload.h"
 
@@ -214,6 +218,42 @@ TEST(StudyBert, TinyFlopsAndParametersByFormula) {
   const auto [mlm, nsp] = m->forward(ids, torch::zeros_like(ids));
   EXPECT_EQ(mlm.sizes(), (std::vector<int64_t>{batch, t, vocab}));
   EXPECT_EQ(nsp.sizes(), (std::vector<int64_t>{batch, 2}));
+}
+
+thread_local std::map<std::string, int>* t_op_counts = nullptr;
+
+// Every operator `fn` dispatches on this thread, by name (nested calls included).
+std::map<std::string, int> dispatched_ops(const std::function<void()>& fn) {
+  std::map<std::string, int> counts;
+  t_op_counts = &counts;
+  const auto handle = at::addThreadLocalCallback(at::RecordFunctionCallback(
+      [](const at::RecordFunction& f) -> std::unique_ptr<at::ObserverContext> {
+        if (t_op_counts != nullptr) ++(*t_op_counts)[f.name()];
+        return nullptr;
+      },
+      nullptr));
+  fn();
+  at::removeCallback(handle);
+  t_op_counts = nullptr;
+  return counts;
+}
+
+TEST(StudyBert, EveryLinearLayerIsOneFusedProductAsInPython) {
+  // Python's nn.Linear calls at::linear, which runs a contiguous [N, T, in] input as one addmm with
+  // the bias fused in. BertForPreTraining has 6 linear layers per encoder layer (query, key, value,
+  // attention output, intermediate, output) plus the pooler, the MLM transform, the tied decoder and
+  // the next-sentence classifier: 6 L + 4 addmm calls, and no matmul but attention's two per layer.
+  const int64_t layers = 2, h = 32, vocab = 50, t = 8, batch = 2;
+  models::BertForPreTraining m(models::BertOptions().layers(layers).hidden(h).heads(2).vocab(vocab).max_pos(16));
+  const auto ids = torch::randint(0, vocab, {batch, t});
+  const auto ops = dispatched_ops([&] { (void)m->forward(ids, torch::zeros_like(ids)); });
+  EXPECT_EQ(ops.count("aten::addmm") ? ops.at("aten::addmm") : 0, 6 * layers + 4);
+  EXPECT_EQ(ops.count("aten::matmul") ? ops.at("aten::matmul") : 0, 2 * layers);
+
+  // The fused product gives the frontend's matmul + bias result.
+  torch::nn::Linear dense(h, 3 * h);
+  const auto x = torch::randn({batch, t, h});
+  EXPECT_TRUE(torch::allclose(models::linear(dense, x), dense->forward(x), 1e-5, 1e-6));
 }
 
 TEST(StudyBert, TinyTrainsWithFallingLoss) {

@@ -282,6 +282,11 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   } catch (const ResultsError& e) {
     throw InputError("cannot write -o '" + o.output + "': " + e.what());
   }
+  // An interrupted run's journal holds measured records: a fresh run would start it over and lose them.
+  if (std::error_code ec; !o.resume && fs::exists(journal_path, ec) && fs::file_size(journal_path, ec) > 0) {
+    throw InputError("-o '" + o.output + "' has the journal of an interrupted run (" + journal_path +
+                     "): add --resume to keep its records and run the missing cases, or remove the journal");
+  }
   const PlanIdentity identity = plan_identity(plan, o.measure);
 
   // Cases already measured (resume): from the journal, and from a results file already written.

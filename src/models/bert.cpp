@@ -1,4 +1,5 @@
 #include "models/bert.h"
+#include "models/layers.h"
 
 #include <ATen/record_function.h>
 
@@ -45,9 +46,9 @@ BertSelfAttentionImpl::BertSelfAttentionImpl(const BertOptions& o) : heads(o.hea
 torch::Tensor BertSelfAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t n = x.size(0), t = x.size(1), h = x.size(2), d = h / heads;
   auto split = [&](const torch::Tensor& y) { return y.view({n, t, heads, d}).transpose(1, 2); };  // [N, heads, T, d]
-  const auto q = split(query->forward(x));
-  const auto k = split(key->forward(x));
-  const auto v = split(value->forward(x));
+  const auto q = split(linear(query, x));
+  const auto k = split(linear(key, x));
+  const auto v = split(linear(value, x));
   torch::Tensor context;
   {
     // Names the scaled dot-product core for observers (`trainbench explain` times it as one layer).
@@ -56,7 +57,7 @@ torch::Tensor BertSelfAttentionImpl::forward(const torch::Tensor& x) {
     const auto probs = dropout->forward(torch::softmax(scores, -1));
     context = torch::matmul(probs, v).transpose(1, 2).reshape({n, t, h});
   }
-  return output->forward(context);
+  return linear(output, context);
 }
 
 BertLayerImpl::BertLayerImpl(const BertOptions& o) {
@@ -70,7 +71,7 @@ BertLayerImpl::BertLayerImpl(const BertOptions& o) {
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor& x) {
   const auto a = attention_norm->forward(x + dropout->forward(attention->forward(x)));
-  const auto f = output->forward(torch::gelu(intermediate->forward(a)));
+  const auto f = linear(output, torch::gelu(linear(intermediate, a)));
   return output_norm->forward(a + dropout->forward(f));
 }
 
@@ -86,7 +87,7 @@ std::pair<torch::Tensor, torch::Tensor> BertModelImpl::forward(const torch::Tens
   auto x = embeddings->forward(input_ids, token_type_ids);
   for (const auto& layer : *encoder) x = layer->as<BertLayer>()->forward(x);
   if (!pooler) return {x, torch::Tensor()};
-  return {x, torch::tanh(pooler->forward(x.select(1, 0)))};
+  return {x, torch::tanh(linear(pooler, x.select(1, 0)))};
 }
 
 BertLMHeadImpl::BertLMHeadImpl(const BertOptions& o) {
@@ -98,10 +99,10 @@ BertLMHeadImpl::BertLMHeadImpl(const BertOptions& o) {
 torch::Tensor BertLMHeadImpl::forward(const torch::Tensor& sequence, const torch::Tensor& word_embeddings) {
   // Under autocast the dense layer's output is bf16/fp16; LibTorch 1.13's CPU LayerNorm takes no
   // mixed dtypes, so the input meets the norm in the norm's own dtype (as the residual sums do).
-  const auto t = torch::gelu(transform->forward(sequence)).to(transform_norm->weight.scalar_type());
+  const auto t = torch::gelu(linear(transform, sequence)).to(transform_norm->weight.scalar_type());
   const auto h = transform_norm->forward(t);
   // The decoder is tied to the token embedding: same tensor, so its gradient accumulates into it.
-  return torch::nn::functional::linear(h, word_embeddings, decoder_bias);
+  return torch::linear(h, word_embeddings, decoder_bias);
 }
 
 BertForPreTrainingImpl::BertForPreTrainingImpl(const BertOptions& o) {
@@ -114,7 +115,7 @@ BertForPreTrainingImpl::BertForPreTrainingImpl(const BertOptions& o) {
 std::pair<torch::Tensor, torch::Tensor> BertForPreTrainingImpl::forward(const torch::Tensor& input_ids,
                                                                         const torch::Tensor& token_type_ids) {
   const auto [sequence, pooled] = bert->forward(input_ids, token_type_ids);
-  return {lm_head->forward(sequence, bert->embeddings->word_embeddings->weight), seq_relationship->forward(pooled)};
+  return {lm_head->forward(sequence, bert->embeddings->word_embeddings->weight), linear(seq_relationship, pooled)};
 }
 
 int64_t BertForPreTrainingImpl::parameter_count() const { return unique_parameter_count(*this); }

@@ -47,6 +47,14 @@ struct StackImpl : torch::nn::SequentialImpl {
 };
 TORCH_MODULE(Stack);
 
+// A linear layer as Python's nn.Linear runs it: at::linear, which multiplies a contiguous input of any
+// rank as one addmm with the bias fused in. torch::nn::Linear's own forward (LibTorch 1.x's C++
+// functional linear) takes matmul plus a second pass to add the bias when the input has more than two
+// dimensions: an extra read and write of every output, which a PyTorch user's model does not pay.
+inline torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  return torch::linear(x, layer->weight, layer->bias);
+}
+
 // Kaiming-normal (fan_out, ReLU) convolutions with zero bias, BatchNorm weight 1 / bias 0,
 // linear weights N(0, 0.01) with zero bias: what torchvision's CNNs use, and quick to draw.
 void init_cnn_weights(torch::nn::Module& model);

@@ -19,7 +19,8 @@ struct CollectorState {
 thread_local CollectorState* t_state = nullptr;
 
 bool is_layer(const char* name) {
-  // The C++ frontend's linear layer is addmm (2-d input) or matmul + add (more dims), not aten::linear.
+  // models::linear dispatches aten::linear; torch::nn::Linear's forward is addmm (2-d input) or matmul +
+  // add (more dims).
   static const char* const kOps[] = {"aten::convolution", "aten::linear", "aten::addmm", "aten::matmul", "aten::mm",
                                      "aten::lstm",        "aten::batch_norm", "trainbench::attention"};
   for (const char* op : kOps) {

@@ -149,7 +149,6 @@ void LossWorkload::finish_setup(torch::nn::Module& model, const StepFlops& flops
   tokens_per_sample_ = tokens_per_sample;
   step_flops_ = flops;
   if (options_.forward_only) step_flops_.backward_data = step_flops_.backward_weights = 0.0;
-  flops_ = step_flops_.training();
   params_ = model.parameters();
   buffers_ = model.buffers();
   if (options_.forward_only) {

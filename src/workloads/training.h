@@ -56,7 +56,7 @@ class LossWorkload : public Workload {
   void step() override;
   int64_t samples_per_step() const override { return options_.batch; }
   std::string unit() const override { return unit_; }
-  double flops_per_step() const override { return flops_; }
+  double flops_per_step() const override { return step_flops_.training(); }
   StepFlops step_flops() const override { return step_flops_; }
   int64_t parameters() const override { return parameters_; }
   int64_t tokens_per_step() const override { return options_.batch * tokens_per_sample_; }
@@ -93,8 +93,7 @@ class LossWorkload : public Workload {
   torch::Tensor last_;
   int64_t parameters_ = 0;
   int64_t tokens_per_sample_ = 0;
-  double flops_ = 0.0;
-  StepFlops step_flops_;
+  StepFlops step_flops_;  // forward-only: the backward parts are zero
 };
 
 
