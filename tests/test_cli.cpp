@@ -165,7 +165,13 @@ TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
     EXPECT_NE(r.out.find(std::string("\n") + m + " "), std::string::npos) << m;
   }
   EXPECT_NE(r.out.find("25,557,032"), std::string::npos);  // resnet50
+  // gpt at its default size, GPT-2 small: Hugging Face's GPT2LMHeadModel (test_gpt.cpp derives it), and
+  // the other sizes named in its parameters.
+  EXPECT_NE(r.out.find("\ngpt "), std::string::npos);
+  EXPECT_NE(r.out.find("124,439,808"), std::string::npos);
+  EXPECT_NE(r.out.find("--set size=small  GPT-2 size: small (L12 H768), medium (L24 H1024)"), std::string::npos);
   EXPECT_NE(r.out.find("quick"), std::string::npos);
+  EXPECT_NE(r.out.find("llm"), std::string::npos);
 }
 
 // The counts, against references derived by hand, and a second listing read from the cache. Per image

@@ -94,6 +94,10 @@ Record sample_record() {
   r.step_time_s.lag1_autocorrelation = 0.31;
   r.noise_target = 0.01;
   r.noise_target_met = false;
+  r.model_flops_per_step = 1.25e12;
+  r.hardware_flops_per_step = 1.625e12;
+  r.mfu = 0.4375;
+  r.hfu = 0.5625;
   return r;
 }
 
@@ -178,6 +182,10 @@ void expect_records_equal(const Record& a, const Record& b) {
   EXPECT_DOUBLE_EQ(a.wall_time_s, b.wall_time_s);
   EXPECT_DOUBLE_EQ(a.warmup_time_s, b.warmup_time_s);
   EXPECT_DOUBLE_EQ(a.tokens_per_s, b.tokens_per_s);
+  EXPECT_DOUBLE_EQ(a.model_flops_per_step, b.model_flops_per_step);
+  EXPECT_DOUBLE_EQ(a.hardware_flops_per_step, b.hardware_flops_per_step);
+  EXPECT_TRUE(same(a.mfu, b.mfu));
+  EXPECT_TRUE(same(a.hfu, b.hfu));
 }
 
 std::set<std::string> keys_of(const nlohmann::json& j) {
@@ -282,6 +290,19 @@ TEST(ResultsRecord, NonFiniteNumbersBecomeNullAndReadBackAsNaN) {
   const auto j = nlohmann::json::parse(to_json(r).dump());
   EXPECT_TRUE(j["throughput"].is_null());
   EXPECT_TRUE(std::isnan(record_from_json(j).throughput));
+}
+
+// A file written before MFU existed reads as "not a language model": 0 FLOPs, null utilisation.
+TEST(ResultsRecord, FileWithoutMfuFieldsReadsAsUndefined) {
+  auto j = to_json(sample_record());
+  for (const char* k : {"model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu"}) j.erase(k);
+  const Record r = record_from_json(j);
+  EXPECT_EQ(r.model_flops_per_step, 0.0);
+  EXPECT_EQ(r.hardware_flops_per_step, 0.0);
+  EXPECT_TRUE(std::isnan(r.mfu));
+  EXPECT_TRUE(std::isnan(r.hfu));
+  j["mfu"] = -0.5;  // no measurement gives a negative utilisation
+  EXPECT_THROW(record_from_json(j), std::runtime_error);
 }
 
 TEST(ResultsRecord, MissingOrMistypedFieldIsNamed) {
@@ -450,7 +471,8 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
                                    "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist", "noise_target",
-                                   "noise_target_met", "energy_j_per_sample", "mean_power_w", "energy_source"}));
+                                   "noise_target_met", "energy_j_per_sample", "mean_power_w", "energy_source",
+                                   "model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n", "median_noise",
                                    "lag1_autocorrelation"}));

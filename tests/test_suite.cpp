@@ -71,6 +71,29 @@ TEST(Suite, MalformedSuitesFailWithFileAndLine) {
   expect_suite_error("description = \"nothing\"\n", "no [[group]]");
 }
 
+// `batch = "auto"` searches the largest batch (from 1); a device override with sizes does not.
+TEST(Suite, LlmSuiteSearchesSmallsBatchOnGpusOnly) {
+  const Suite s = load_suite("llm");
+  ASSERT_EQ(s.groups.size(), 2u);
+  const Sweep& search = s.groups[1];
+  EXPECT_TRUE(search.search_batch);
+  EXPECT_EQ(search.batches, std::vector<int64_t>{1});
+  EXPECT_TRUE(searches_batch(search, "cuda"));
+  EXPECT_FALSE(searches_batch(search, "cpu"));
+  EXPECT_FALSE(searches_batch(s.groups[0], "cuda"));
+  // On the CPU: 4 blocks at seq 256, with and without checkpointing.
+  Sweep on_cpu = search;
+  on_cpu.devices = {"cpu"};
+  const auto plan = make_plan(on_cpu);
+  ASSERT_EQ(plan.size(), 2u);
+  for (const auto& c : plan) {
+    EXPECT_EQ(c.params.at("layers"), "4");
+    EXPECT_EQ(c.params.at("seq"), "256");
+    EXPECT_EQ(c.batch, 4);
+  }
+  expect_suite_error("[[group]]\nmodel = \"gpt\"\nbatch = \"most\"\n", ":3: key 'batch' is a size, a list of sizes or \"auto\"");
+}
+
 TEST(Suite, UnknownNameListsTheBuiltIns) {
   try {
     (void)load_suite("quik");

@@ -54,7 +54,12 @@ void add_percent_of_peak(Record& r, const Context& context) {
   const auto peak = find_cached_peak(r.device, context.device_name, r.threads, context.libtorch_version);
   if (!peak) return;
   const double g = peak->peak_for(r.precision);
-  if (std::isfinite(g) && g > 0.0) r.percent_of_peak = 100.0 * r.achieved_gflops / g;
+  if (!(std::isfinite(g) && g > 0.0)) return;
+  r.percent_of_peak = 100.0 * r.achieved_gflops / g;
+  // MFU / HFU (language models): model and hardware FLOP/s over the same peak, as fractions.
+  const double median = r.step_time_s.median;
+  if (r.model_flops_per_step > 0.0 && median > 0.0) r.mfu = r.model_flops_per_step / median / 1e9 / g;
+  if (r.hardware_flops_per_step > 0.0 && median > 0.0) r.hfu = r.hardware_flops_per_step / median / 1e9 / g;
 }
 
 namespace {

@@ -128,7 +128,10 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
         if (given.optimizer) over.optimizers.reset();
         if (given.threads) over.threads.reset();
       }
-      for (auto& c : make_plan(s)) plan.push_back(std::move(c));
+      for (auto& c : make_plan(s)) {
+        if (searches_batch(s, c.device.type)) auto_batch.insert(c.descriptor());
+        plan.push_back(std::move(c));
+      }
     }
   }
   if (!o.sets.empty() && o.models.empty()) throw InputError("--set needs --model (it sets that workload's parameters)");

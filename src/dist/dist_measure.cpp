@@ -196,6 +196,8 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     r.throughput = ranks * static_cast<double>(w->samples_per_step()) / r.step_time_s.median;
     r.tokens_per_s = ranks * static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
     r.flops_per_step = ranks * w->flops_per_step();
+    r.model_flops_per_step = ranks * w->model_flops_per_step();
+    r.hardware_flops_per_step = ranks * w->hardware_flops_per_step();
     r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
     r.dist = d;
     r.status = Status::ok;

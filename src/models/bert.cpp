@@ -1,8 +1,6 @@
 #include "models/bert.h"
 #include "models/layers.h"
 
-#include <ATen/record_function.h>
-
 #include <cmath>
 #include <stdexcept>
 #include <unordered_set>
@@ -31,7 +29,7 @@ torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor& input_ids, const 
   return dropout->forward(layer_norm->forward(x));
 }
 
-BertSelfAttentionImpl::BertSelfAttentionImpl(const BertOptions& o) : heads(o.heads()) {
+BertSelfAttentionImpl::BertSelfAttentionImpl(const BertOptions& o) : heads(o.heads()), kernel(o.attention()) {
   if (o.heads() < 1 || o.hidden() % o.heads() != 0) {
     throw std::invalid_argument("bert: heads (" + std::to_string(o.heads()) + ") must divide hidden (" +
                                 std::to_string(o.hidden()) + ")");
@@ -49,15 +47,8 @@ torch::Tensor BertSelfAttentionImpl::forward(const torch::Tensor& x) {
   const auto q = split(linear(query, x));
   const auto k = split(linear(key, x));
   const auto v = split(linear(value, x));
-  torch::Tensor context;
-  {
-    // Names the scaled dot-product core for observers (`trainbench explain` times it as one layer).
-    RECORD_FUNCTION("trainbench::attention", std::vector<c10::IValue>({q, k, v}));
-    const auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(d));
-    const auto probs = dropout->forward(torch::softmax(scores, -1));
-    context = torch::matmul(probs, v).transpose(1, 2).reshape({n, t, h});
-  }
-  return linear(output, context);
+  const auto context = scaled_dot_product(q, k, v, /*causal=*/false, dropout, kernel);
+  return linear(output, context.transpose(1, 2).reshape({n, t, h}));
 }
 
 BertLayerImpl::BertLayerImpl(const BertOptions& o) {

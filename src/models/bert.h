@@ -2,12 +2,15 @@
 // types, post-LN encoder layers with erf-GELU, LayerNorm eps 1e-12, optional pooler), BertForPreTraining
 // (masked-LM head + next-sentence head on the pooled first token) and BertForMaskedLM (masked-LM head,
 // no pooler). The default options give bert-base-uncased's parameter counts. Attention is written out with matmuls
-// (softmax(q k^T / sqrt(d)) v) so that core/flops.h counts its FLOPs as well as the linear layers'.
+// (softmax(q k^T / sqrt(d)) v) so that core/flops.h counts its FLOPs as well as the linear layers', or on
+// LibTorch 2.x optionally runs scaled_dot_product_attention (models/attention.h).
 #pragma once
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <utility>
+
+#include "models/attention.h"
 
 namespace trainbench::models {
 
@@ -24,6 +27,7 @@ struct BertOptions {
   TORCH_ARG(int64_t, type_vocab) = 2;    // segments
   TORCH_ARG(double, dropout) = 0.1;      // hidden and attention-probability dropout
   TORCH_ARG(double, layer_norm_eps) = 1e-12;
+  TORCH_ARG(AttentionKernel, attention) = AttentionKernel::math;  // models/attention.h
 };
 
 // Token + position + segment embeddings, summed, then LayerNorm and dropout.
@@ -43,6 +47,7 @@ struct BertSelfAttentionImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);  // [N, T, H] -> [N, T, H], before the residual
 
   int64_t heads;
+  AttentionKernel kernel;
   torch::nn::Linear query{nullptr}, key{nullptr}, value{nullptr}, output{nullptr};
   torch::nn::Dropout dropout{nullptr};
 };

@@ -38,10 +38,19 @@ Verdict verdict_for(double ratio, double noise_base, double noise_other) {
 
 std::string join_key(const Record& r, bool with_threads) {
   std::string s = r.model;
-  if (!r.params.empty()) {
+  // Parameters at their default are left out, so that a file written before a parameter existed (a bert
+  // record without `attention`) pairs with one that records its default.
+  Params shown = r.params;
+  if (const WorkloadInfo* w = find_workload(r.model)) {
+    for (const auto& p : w->params) {
+      const auto it = shown.find(p.key);
+      if (it != shown.end() && it->second == p.default_value) shown.erase(it);
+    }
+  }
+  if (!shown.empty()) {
     s += ':';
     bool first = true;
-    for (const auto& [k, v] : r.params) {
+    for (const auto& [k, v] : shown) {
       if (!first) s += ',';
       s += k + "=" + v;
       first = false;

@@ -136,6 +136,10 @@ void check_values(const Record& r) {
   check("flops_per_step", r.flops_per_step, 0, 1e24);
   check("achieved_gflops", r.achieved_gflops, 0, 1e15);
   check("percent_of_peak", r.percent_of_peak, 0, 1e6);
+  check("model_flops_per_step", r.model_flops_per_step, 0, 1e24);
+  check("hardware_flops_per_step", r.hardware_flops_per_step, 0, 1e24);
+  check("mfu", r.mfu, 0, 1e4);
+  check("hfu", r.hfu, 0, 1e4);
   check("parameters", static_cast<double>(r.parameters), 0, 1e15, true);
   check("peak_memory_bytes", static_cast<double>(r.peak_memory_bytes), -1, 1e18, true);  // -1: unknown
   check("peak_reserved_bytes", static_cast<double>(r.peak_reserved_bytes), -1, 1e18, true);
@@ -190,6 +194,10 @@ nlohmann::json to_json(const Record& r) {
   j["mean_power_w"] = number_or_null(r.mean_power_w);
   j["energy_source"] = r.energy_source ? nlohmann::json(*r.energy_source) : nlohmann::json(nullptr);
   j["dist"] = r.dist ? dist_to_json(*r.dist) : nlohmann::json(nullptr);
+  j["model_flops_per_step"] = r.model_flops_per_step;
+  j["hardware_flops_per_step"] = r.hardware_flops_per_step;
+  j["mfu"] = number_or_null(r.mfu);
+  j["hfu"] = number_or_null(r.hfu);
   return j;
 }
 
@@ -254,6 +262,11 @@ Record record_from_json(const nlohmann::json& j) {
   r.energy_source = get_optional_string_or_none(j, "energy_source");
   // Files written before data parallelism have no "dist": the case ran in one process.
   if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
+  // Language-model utilisation: files before it have none.
+  r.model_flops_per_step = get_double_or(j, "model_flops_per_step", 0.0);
+  r.hardware_flops_per_step = get_double_or(j, "hardware_flops_per_step", 0.0);
+  r.mfu = get_double_or(j, "mfu", std::numeric_limits<double>::quiet_NaN());
+  r.hfu = get_double_or(j, "hfu", std::numeric_limits<double>::quiet_NaN());
   check_values(r);
   return r;
 }

@@ -64,6 +64,13 @@ struct Record {
   // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);
   // NaN (null in JSON) when no peak was measured for this device and thread count.
   double percent_of_peak = std::numeric_limits<double>::quiet_NaN();
+  // Language models (Workload::model_flops_per_step): model FLOPs per step by the PaLM formula and, with
+  // activation checkpointing, hardware FLOPs (the recomputed forward added); 0 where not defined. MFU / HFU:
+  // those per second over the measured peak of the case's precision, as fractions; NaN (null) when undefined.
+  double model_flops_per_step = 0.0;
+  double hardware_flops_per_step = 0.0;
+  double mfu = std::numeric_limits<double>::quiet_NaN();
+  double hfu = std::numeric_limits<double>::quiet_NaN();
   int64_t parameters = 0;
   int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
   double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it

@@ -97,6 +97,8 @@ Record measure_workload(const Case& c, const MeasureSettings& m,
     std::unique_ptr<Workload> w = build();
     r.parameters = w->parameters();
     r.flops_per_step = w->flops_per_step();
+    r.model_flops_per_step = w->model_flops_per_step();
+    r.hardware_flops_per_step = w->hardware_flops_per_step();
     r.unit = w->unit();
     r.tf32 = tf32_mode(c.device);
     r.algorithm_search = algorithm_search_mode(c.device);

@@ -107,6 +107,12 @@ std::vector<Case> make_plan(const Sweep& s) {
   return plan;
 }
 
+bool searches_batch(const Sweep& s, const std::string& device_type) {
+  const auto it = s.per_device.find(device_type);
+  if (it != s.per_device.end() && it->second.batches) return it->second.search_batch.value_or(false);
+  return s.search_batch;
+}
+
 std::vector<std::map<std::string, std::string>> params_product(
     const std::map<std::string, std::vector<std::string>>& values) {
   std::vector<std::map<std::string, std::string>> out = {{}};

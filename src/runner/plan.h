@@ -17,6 +17,7 @@ struct SweepOverride {
   std::optional<std::vector<std::string>> models;
   std::optional<std::vector<std::map<std::string, std::string>>> params;
   std::optional<std::vector<int64_t>> batches;
+  std::optional<bool> search_batch;  // set with batches: `batch = "auto"` (or not) on that device
   std::optional<std::vector<std::string>> precisions, layouts, optimizers;
   std::optional<std::vector<int>> threads;
 };
@@ -26,6 +27,9 @@ struct Sweep {
   std::vector<std::string> models;
   std::vector<std::map<std::string, std::string>> params;  // one entry per parameter combination
   std::vector<int64_t> batches;
+  // A suite's `batch = "auto"`: the largest batch that fits is searched (as `run --batch auto`); batches
+  // then holds {1}, the search's start.
+  bool search_batch = false;
   std::vector<std::string> precisions = {"fp32"};
   std::vector<std::string> layouts = {"nchw"};
   std::vector<std::string> optimizers = {"sgd"};
@@ -43,6 +47,9 @@ class InputError : public std::invalid_argument {
 
 // Throws InputError for an unknown model, batch <= 0, unknown precision/layout/optimizer/device.
 std::vector<Case> make_plan(const Sweep& sweep);
+// Whether the sweep's cases on a device of this type ("cpu", "cuda") search their batch: the device's
+// override decides when it gives a batch, else the sweep.
+bool searches_batch(const Sweep& sweep, const std::string& device_type);
 
 // Checks one case as make_plan checks a sweep (for `run --case` and `--resume`), and puts its
 // parameters in canonical form (values equal to the default dropped).

@@ -71,7 +71,13 @@ std::map<std::string, std::vector<std::string>> read_sets(const std::string& pat
   return out;
 }
 
-std::vector<int64_t> read_batches(const std::string& path, const toml::node& node) {
+std::vector<int64_t> read_batches(const std::string& path, const toml::node& node, bool* search = nullptr) {
+  // "auto": search the largest batch that fits (as `run --batch auto`), starting at 1.
+  if (auto text = node.value<std::string>(); text && search != nullptr) {
+    if (*text != "auto") fail_at(path, node.source(), "key 'batch' is a size, a list of sizes or \"auto\", not \"" + *text + "\"");
+    *search = true;
+    return {1};
+  }
   std::vector<int64_t> out = read_list<int64_t>(path, "batch", node);
   for (int64_t b : out) {
     if (b <= 0) fail_at(path, node.source(), "key 'batch' has a batch size <= 0");
@@ -145,7 +151,11 @@ SweepOverride read_override(const std::string& path, const std::string& device, 
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
     if (key == "model") o.models = read_models(path, node);
-    else if (key == "batch") o.batches = read_batches(path, node);
+    else if (key == "batch") {
+      bool search = false;
+      o.batches = read_batches(path, node, &search);
+      o.search_batch = search;
+    }
     else if (key == "set") o.params = params_product(read_sets(path, node));
     else if (key == "precision") o.precisions = read_choices(path, key, node, known_precisions());
     else if (key == "layout") o.layouts = read_choices(path, key, node, known_layouts());
@@ -163,7 +173,7 @@ Sweep read_group(const std::string& path, const toml::table& t) {
     if (key == "model") {
       s.models = read_models(path, node);
     } else if (key == "batch") {
-      s.batches = read_batches(path, node);
+      s.batches = read_batches(path, node, &s.search_batch);
     } else if ((key == "cpu" || key == "cuda") && node.is_table()) {
       s.per_device[key] = read_override(path, key, *node.as_table());
     } else if (key == "precision") {

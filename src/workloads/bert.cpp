@@ -43,7 +43,8 @@ class BertWorkload final : public detail::LossWorkload {
                              .hidden(param_int(o.params, "hidden"))
                              .layers(param_int(o.params, "layers"))
                              .heads(param_int(o.params, "heads"))
-                             .max_pos(param_int(o.params, "max_pos"));
+                             .max_pos(param_int(o.params, "max_pos"))
+                             .attention(models::attention_kernel_from(param_str(o.params, "attention")));
     const int64_t seq = param_int(o.params, "seq");
     pretraining_ = param_str(o.params, "head") == "pretraining";
     torch::nn::Module* module = nullptr;
@@ -70,6 +71,7 @@ class BertWorkload final : public detail::LossWorkload {
     StepFlops one;
     {
       torch::AutoGradMode grad(true);  // the backward part follows which operands require a gradient
+      models::MathAttentionScope math;  // the explicit products, whichever kernel the case runs
       const auto t = tokens_.narrow(0, 0, 1);
       const auto s = segments_.narrow(0, 0, 1);
       one = count_step_flops([&] { run(t, s); });
@@ -127,6 +129,9 @@ WorkloadInfo bert_workload_info() {
       {"head", "pretraining",
        "pretraining (BertForPreTraining: MLM + next-sentence, pooler) or mlm (BertForMaskedLM: MLM only, no pooler)",
        one_of({"pretraining", "mlm"})},
+      {"attention", "math",
+       "math (explicit matmul-softmax-matmul) or sdpa (scaled_dot_product_attention, LibTorch 2.0 or later)",
+       [](const std::string& v) { (void)models::attention_kernel_from(v); }},
   };
   w.check_together = [](const Params& p) {
     const int64_t seq = param_int(p, "seq"), max_pos = param_int(p, "max_pos");

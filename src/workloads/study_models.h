@@ -16,5 +16,6 @@ namespace trainbench {
 WorkloadInfo convnet_workload_info();
 WorkloadInfo bilstm_workload_info();
 WorkloadInfo bert_workload_info();
+WorkloadInfo gpt_workload_info();  // not the study's: a decoder language model of today (gpt.cpp)
 
 }  // namespace trainbench

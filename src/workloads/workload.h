@@ -58,6 +58,11 @@ class Workload {
   virtual int64_t parameters() const = 0;
   // Tokens per step for sequence workloads (batch x sequence length); 0 for the others.
   virtual int64_t tokens_per_step() const { return 0; }
+  // Language models: one step's model FLOPs by the PaLM formula (6 N + 12 L H T per token for training,
+  // docs/methodology.md), the numerator of MFU; 0 for other workloads. hardware_flops_per_step adds the
+  // forward that activation checkpointing recomputes (the numerator of HFU); 0 without recomputation.
+  virtual double model_flops_per_step() const { return 0.0; }
+  virtual double hardware_flops_per_step() const { return 0.0; }
   // The loss of the last training step (synchronises; call outside timing). 0 for forward-only.
   virtual double last_loss() const = 0;
   // fp16 mixed precision: optimizer steps the loss scaler skipped so far (a gradient was inf or NaN),

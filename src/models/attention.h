@@ -1,0 +1,41 @@
+// The scaled dot-product core of multi-head attention, shared by bert and gpt:
+// softmax(q k^T / sqrt(d) [+ causal mask]) v, with dropout on the probabilities.
+// Two kernels: `math` writes it out with matmuls (so core/flops.h counts it, and `explain` times it as
+// one layer); `sdpa` calls LibTorch's scaled_dot_product_attention (2.0 and later: flash and
+// memory-efficient kernels on GPUs). LibTorch 1.13 has only `math`.
+#pragma once
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace trainbench::models {
+
+enum class AttentionKernel { math, sdpa };
+
+// "math" | "sdpa"; throws std::invalid_argument for another name, or for sdpa on a LibTorch without it
+// (naming the version).
+AttentionKernel attention_kernel_from(const std::string& name);
+const char* to_string(AttentionKernel k);
+// The kernels this LibTorch build offers: {"math"} on 1.13, {"math", "sdpa"} from 2.0.
+const std::vector<std::string>& available_attention_kernels();
+
+// q, k, v: [N, heads, T, d] -> [N, heads, T, d]. `dropout_p` applies in training only (the math kernel
+// draws it through `dropout`, the module the model registered).
+torch::Tensor scaled_dot_product(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, bool causal,
+                                 torch::nn::Dropout& dropout, AttentionKernel kernel);
+
+// While one is alive on this thread, every attention runs the math kernel: FLOPs are counted from the
+// explicit products whatever kernel the case uses (a fused kernel dispatches no countable matmul).
+class MathAttentionScope {
+ public:
+  MathAttentionScope();
+  ~MathAttentionScope();
+  MathAttentionScope(const MathAttentionScope&) = delete;
+  MathAttentionScope& operator=(const MathAttentionScope&) = delete;
+
+ private:
+  bool prev_;
+};
+
+}  // namespace trainbench::models

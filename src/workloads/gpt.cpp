@@ -1,0 +1,142 @@
+// GPT-2 pre-training from scratch (models/gpt.h) on synthetic tokens: next-token cross-entropy over every
+// position, as nanoGPT and llm.c train and benchmark it (input = seq tokens, targets = the same sequence
+// shifted by one). Dropout 0 by default (what both benchmark); `--set dropout=0.1` is GPT-2's.
+// Reports tokens/s, and MFU from model FLOPs by the PaLM formula (docs/methodology.md); with
+// `--set checkpoint=1` each block's activations are recomputed in backward (HFU counts that forward too).
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/flops.h"
+#include "core/value_rules.h"
+#include "models/gpt.h"
+#include "workloads/study_models.h"
+#include "workloads/training.h"
+
+namespace trainbench {
+namespace {
+
+constexpr NumberRule kDropout{0.0, 0.9, false, false};
+
+// The model's options from the workload parameters: size gives layers and hidden unless they are given
+// (non-zero); heads default to hidden / 64, as in every GPT-2 size.
+models::GptOptions gpt_options_of(const Params& p) {
+  const models::GptSize size = models::gpt_size(param_str(p, "size"));
+  const int64_t layers = param_int(p, "layers") > 0 ? param_int(p, "layers") : size.layers;
+  const int64_t hidden = param_int(p, "hidden") > 0 ? param_int(p, "hidden") : size.hidden;
+  const int64_t heads = param_int(p, "heads") > 0 ? param_int(p, "heads") : std::max<int64_t>(1, hidden / 64);
+  double dropout = 0.0;
+  (void)number_text_problem(param_str(p, "dropout"), kDropout, &dropout);
+  return models::GptOptions()
+      .vocab(param_int(p, "vocab"))
+      .max_pos(param_int(p, "max_pos"))
+      .layers(layers)
+      .hidden(hidden)
+      .heads(heads)
+      .dropout(dropout)
+      .attention(models::attention_kernel_from(param_str(p, "attention")));
+}
+
+class GptWorkload final : public detail::LossWorkload {
+ public:
+  explicit GptWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
+    const torch::Device dev = o.device.torch_device();
+    const models::GptOptions options = gpt_options_of(o.params);
+    const int64_t seq = param_int(o.params, "seq");
+    const bool checkpoint = param_int(o.params, "checkpoint") == 1;
+    model_ = models::Gpt(options);
+    model_->to(dev);
+    seed_batch();
+    // seq + 1 tokens per sequence: the input is the first seq, the targets the last seq.
+    const auto tokens = torch::randint(0, options.vocab(), {o.batch, seq + 1}, torch::TensorOptions(torch::kLong).device(dev));
+    input_ = tokens.narrow(1, 0, seq).contiguous();
+    targets_ = tokens.narrow(1, 1, seq).reshape({-1});
+    // Counted without recomputation and with the explicit attention products (a fused kernel dispatches
+    // no countable matmul): the step's own FLOPs. Linear in the batch, as for bert.
+    StepFlops one;
+    {
+      torch::AutoGradMode grad(true);
+      models::MathAttentionScope math;
+      const auto x = input_.narrow(0, 0, 1);
+      one = count_step_flops([&] { model_->forward(x); });
+    }
+    model_->checkpoint_blocks = checkpoint;
+
+    // PaLM (Chowdhery et al. 2022, appendix B): 6 N + 12 L H T per token for a training step (2 N + 4 L H T
+    // forward); N excludes the position embedding and includes the tied LM head.
+    const double tokens_per_step = static_cast<double>(o.batch * seq);
+    const double n = static_cast<double>(model_->mfu_parameter_count());
+    const double attention = static_cast<double>(options.layers() * options.hidden() * seq);
+    const double forward_per_token = 2.0 * n + 4.0 * attention;
+    model_flops_ = tokens_per_step * (o.forward_only ? forward_per_token : 3.0 * forward_per_token);
+    if (checkpoint && !o.forward_only) {
+      // The recomputed forward of every block: its parameters' products and the attention products.
+      const double blocks = static_cast<double>(model_->block_parameter_count());
+      hardware_flops_ = model_flops_ + tokens_per_step * (2.0 * blocks + 4.0 * attention);
+    }
+    finish_setup(*model_, one.scaled(static_cast<double>(o.batch)), model_->parameter_count(), seq);
+  }
+
+  double model_flops_per_step() const override { return model_flops_; }
+  double hardware_flops_per_step() const override { return hardware_flops_; }
+
+ private:
+  torch::Tensor forward() override { return model_->forward(input_); }
+  torch::Tensor loss(const torch::Tensor& logits) override {
+    return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets_);
+  }
+
+  models::Gpt model_{nullptr};
+  torch::Tensor input_, targets_;
+  double model_flops_ = 0.0, hardware_flops_ = 0.0;
+};
+
+}  // namespace
+
+WorkloadInfo gpt_workload_info() {
+  WorkloadInfo w;
+  w.name = "gpt";
+  w.family = "transformer";
+  w.unit = "sequences/s";
+  w.input = "seq 1024";
+  w.default_batch = 8;
+  w.description =
+      "GPT-2 pre-training from scratch, Hugging Face's GPT2LMHeadModel (small 124.4M, medium 354.8M, large 774.0M, "
+      "xl 1557.6M params): next-token loss; tokens/s and MFU";
+  w.params = {
+      {"size", "small", "GPT-2 size: small (L12 H768), medium (L24 H1024), large (L36 H1280), xl (L48 H1600)",
+       one_of({"small", "medium", "large", "xl"})},
+      {"layers", "0", "decoder blocks, 1 to 256; 0: from size", int_in_range(0, 256)},
+      {"hidden", "0", "hidden width, 1 to 65536 (a multiple of heads), MLP 4x; 0: from size", int_in_range(0, 65536)},
+      {"heads", "0", "attention heads, 1 to 1024 (must divide hidden); 0: hidden / 64", int_in_range(0, 1024)},
+      {"vocab", "50257", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
+      {"max_pos", "1024", "position-embedding length, 1 to 100000 (at least seq)", int_in_range(1, 100'000)},
+      {"seq", "1024", "tokens per sequence, 1 to 100000 (at most max_pos)", int_in_range(1, 100'000)},
+      {"dropout", "0", "dropout on embeddings, attention probabilities and residuals, 0 to 0.9 (GPT-2: 0.1)",
+       [](const std::string& v) {
+         const std::string why = number_text_problem(v, kDropout);
+         if (!why.empty()) throw std::invalid_argument(why);
+       }},
+      {"checkpoint", "0", "1: recompute each block's activations in backward (activation checkpointing)",
+       one_of({"0", "1"})},
+      {"attention", "math",
+       "math (explicit matmul-softmax-matmul) or sdpa (scaled_dot_product_attention, LibTorch 2.0 or later)",
+       [](const std::string& v) { (void)models::attention_kernel_from(v); }},
+  };
+  w.check_together = [](const Params& p) {
+    const models::GptOptions o = gpt_options_of(p);
+    const int64_t seq = param_int(p, "seq");
+    if (seq > o.max_pos()) {
+      throw std::invalid_argument("gpt: seq " + std::to_string(seq) + " exceeds max_pos " + std::to_string(o.max_pos()));
+    }
+    if (o.hidden() % o.heads() != 0) {
+      throw std::invalid_argument("gpt: heads " + std::to_string(o.heads()) + " does not divide hidden " +
+                                  std::to_string(o.hidden()));
+    }
+  };
+  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<GptWorkload>(o); };
+  return w;
+}
+
+}  // namespace trainbench

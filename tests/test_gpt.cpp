@@ -1,0 +1,265 @@
+// The gpt workload: GPT-2's parameter counts from its shapes, FLOP counts and the MFU formula on tiny
+// models, causal attention, activation checkpointing (same gradients as without), the attention kernels,
+// and parameter checks. Every model built here is tiny; GPT-2 small and medium are checked by formula.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/attention.h"
+#include "models/checkpoint.h"
+#include "models/gpt.h"
+#include "workloads/registry.h"
+#include "workloads/training.h"
+#include "workloads/workload.h"
+
+namespace trainbench {
+namespace {
+
+// GPT2LMHeadModel's parameters from its shapes (Hugging Face's modeling_gpt2.py), vocab V, positions P,
+// width H, L blocks: wte V·H + wpe P·H; per block ln_1 2H, c_attn H·3H + 3H, attention c_proj H·H + H,
+// ln_2 2H, c_fc H·4H + 4H, MLP c_proj 4H·H + H — together 12H² + 13H; ln_f 2H; the LM head is wte
+// itself (tied), so it adds nothing.
+int64_t gpt2_parameters(int64_t v, int64_t p, int64_t h, int64_t l) {
+  return v * h + p * h + l * (12 * h * h + 13 * h) + 2 * h;
+}
+
+// Hugging Face's published GPT-2 sizes (gpt2: 124,439,808; gpt2-medium: 354,823,168) follow from the
+// formula with V 50257, P 1024 and the sizes' L / H; building them would take half a gigabyte and more.
+TEST(Gpt, PublishedParameterCountsFollowFromTheShapes) {
+  const auto small = models::gpt_size("small");
+  const auto medium = models::gpt_size("medium");
+  EXPECT_EQ(gpt2_parameters(50257, 1024, small.hidden, small.layers), 124'439'808);
+  EXPECT_EQ(gpt2_parameters(50257, 1024, medium.hidden, medium.layers), 354'823'168);
+  EXPECT_EQ(small.layers, 12);
+  EXPECT_EQ(small.hidden, 768);
+  EXPECT_EQ(medium.layers, 24);
+  EXPECT_EQ(medium.hidden, 1024);
+  EXPECT_THROW(models::gpt_size("huge"), std::invalid_argument);
+}
+
+// ... and the model built from the same shapes has exactly that many (tiny sizes).
+TEST(Gpt, BuiltModelHasTheFormulasParameters) {
+  for (const auto& [v, p, h, l] : std::vector<std::array<int64_t, 4>>{{50, 16, 32, 2}, {97, 8, 48, 3}, {10, 4, 8, 1}}) {
+    models::Gpt m(models::GptOptions().vocab(v).max_pos(p).hidden(h).layers(l).heads(h / 8));
+    EXPECT_EQ(m->parameter_count(), gpt2_parameters(v, p, h, l)) << v << " " << p << " " << h << " " << l;
+    EXPECT_EQ(m->mfu_parameter_count(), gpt2_parameters(v, p, h, l) - p * h);
+    EXPECT_EQ(m->block_parameter_count(), l * (12 * h * h + 13 * h));
+  }
+}
+
+WorkloadOptions tiny(Params extra = {}, int64_t batch = 2) {
+  WorkloadOptions o;
+  o.model = "gpt";
+  o.params = {{"layers", "2"}, {"hidden", "32"}, {"heads", "2"}, {"vocab", "50"}, {"seq", "8"}, {"max_pos", "16"}};
+  for (const auto& [k, v] : extra) o.params[k] = v;
+  o.batch = batch;
+  return o;
+}
+
+// Counted FLOPs by hand for one sequence of T tokens: per block c_attn 2·T·H·3H, c_proj 2·T·H·H, q·kᵀ and
+// probs·v 2·T·T·H each (all heads together), c_fc 2·T·H·4H, MLP c_proj 2·T·4H·H; the LM head 2·T·H·V.
+// Every product has both gradients (the first block's input comes from the trainable embeddings, the
+// head's weight is wte): training = 3 × forward. Model FLOPs by the PaLM formula: tokens ·
+// (6 N + 12 L H T), N = all parameters but the position embedding.
+TEST(Gpt, TinyFlopsAndModelFlopsByFormula) {
+  const int64_t l = 2, h = 32, v = 50, t = 8, p = 16, batch = 2;
+  auto w = make_workload(tiny({}, batch));
+  const double forward = batch * (l * (2.0 * t * h * (3 * h + h + 4 * h + 4 * h) + 2 * 2.0 * t * t * h) + 2.0 * t * h * v);
+  EXPECT_DOUBLE_EQ(w->step_flops().forward, forward);
+  EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
+  EXPECT_EQ(w->parameters(), gpt2_parameters(v, p, h, l));
+  EXPECT_EQ(w->tokens_per_step(), batch * t);
+  const double n = static_cast<double>(gpt2_parameters(v, p, h, l) - p * h);
+  EXPECT_DOUBLE_EQ(w->model_flops_per_step(), batch * t * (6.0 * n + 12.0 * l * h * t));
+  EXPECT_EQ(w->hardware_flops_per_step(), 0.0) << "no recomputation, no HFU";
+
+  // Checkpointing adds the blocks' forward: 2 · (block parameters) + 4 L H T per token.
+  auto c = make_workload(tiny({{"checkpoint", "1"}}, batch));
+  EXPECT_DOUBLE_EQ(c->model_flops_per_step(), w->model_flops_per_step());
+  EXPECT_DOUBLE_EQ(c->flops_per_step(), w->flops_per_step());
+  const double blocks = static_cast<double>(l * (12 * h * h + 13 * h));
+  EXPECT_DOUBLE_EQ(c->hardware_flops_per_step(), w->model_flops_per_step() + batch * t * (2.0 * blocks + 4.0 * l * h * t));
+
+  // Forward only: 2 N + 4 L H T per token.
+  auto o = tiny({}, batch);
+  o.forward_only = true;
+  EXPECT_DOUBLE_EQ(make_workload(o)->model_flops_per_step(), batch * t * (2.0 * n + 4.0 * l * h * t));
+}
+
+TEST(Gpt, TinyTrainsWithFallingLoss) {
+  for (const char* checkpoint : {"0", "1"}) {
+    SCOPED_TRACE(checkpoint);
+    torch::manual_seed(0);
+    auto o = tiny({{"checkpoint", checkpoint}}, 4);
+    o.optimizer = "adamw";
+    auto w = make_workload(o);
+    std::vector<double> losses;
+    for (int i = 0; i < 8; ++i) {
+      w->step();
+      losses.push_back(w->last_loss());
+    }
+    for (double x : losses) ASSERT_TRUE(std::isfinite(x));
+    EXPECT_LT(losses[6] + losses[7], losses[0] + losses[1]);
+    // Next-token loss over a 50-token vocabulary starts near ln 50 (uniform logits at N(0, 0.02) init).
+    EXPECT_NEAR(losses[0], std::log(50.0), 0.2);
+  }
+}
+
+TEST(Gpt, Bf16AndForwardOnlyRun) {
+  auto o = tiny({{"checkpoint", "1"}, {"dropout", "0.1"}});
+  o.precision = "bf16";
+  auto w = make_workload(o);
+  w->step();
+  EXPECT_TRUE(std::isfinite(w->last_loss()));
+  o.forward_only = true;
+  make_workload(o)->step();
+}
+
+// Position i's logits depend on tokens 0..i only: changing the last token leaves every earlier
+// position's output unchanged, and changes the last one's.
+TEST(Gpt, AttentionIsCausal) {
+  torch::manual_seed(1);
+  models::Gpt m(models::GptOptions().vocab(20).max_pos(8).hidden(16).layers(2).heads(2));
+  m->eval();
+  torch::NoGradGuard no_grad;
+  auto ids = torch::randint(0, 20, {1, 6}, torch::kLong);
+  const auto a = m->forward(ids);
+  auto changed = ids.clone();
+  changed[0][5] = (ids[0][5].item<int64_t>() + 1) % 20;
+  const auto b = m->forward(changed);
+  EXPECT_TRUE(torch::equal(a.narrow(1, 0, 5), b.narrow(1, 0, 5)));
+  EXPECT_FALSE(torch::allclose(a.narrow(1, 5, 1), b.narrow(1, 5, 1)));
+}
+
+// Gradients of every parameter with and without activation checkpointing, from the same initial
+// weights and batch, agree to fp32 rounding; with dropout too (the recomputation replays the draws).
+void expect_checkpoint_matches(double dropout, bool autocast_bf16) {
+  SCOPED_TRACE("dropout " + std::to_string(dropout) + (autocast_bf16 ? " bf16" : " fp32"));
+  torch::manual_seed(3);
+  const auto options = models::GptOptions().vocab(30).max_pos(8).hidden(16).layers(3).heads(2).dropout(dropout);
+  models::Gpt plain(options), checkpointed(options);
+  {
+    torch::NoGradGuard no_grad;
+    auto src = plain->parameters();
+    auto dst = checkpointed->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  checkpointed->checkpoint_blocks = true;
+  const auto ids = torch::randint(0, 30, {2, 8}, torch::kLong);
+  const auto targets = torch::randint(0, 30, {16}, torch::kLong);
+  WorkloadOptions amp;
+  amp.precision = autocast_bf16 ? "bf16" : "fp32";
+  auto loss_of = [&](models::Gpt& m) {
+    torch::manual_seed(11);  // the same dropout draws for both
+    torch::Tensor l;
+    {
+      detail::AutocastScope scope(amp);
+      const auto logits = m->forward(ids);
+      l = torch::nn::functional::cross_entropy(logits.reshape({-1, 30}).to(torch::kFloat), targets);
+    }
+    l.backward();
+    return l.item<double>();
+  };
+  EXPECT_DOUBLE_EQ(loss_of(plain), loss_of(checkpointed));
+  const auto a = plain->named_parameters();
+  const auto b = checkpointed->named_parameters();
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_TRUE(b[i].value().grad().defined()) << b[i].key();
+    EXPECT_TRUE(torch::allclose(a[i].value().grad(), b[i].value().grad(), 1e-5, 1e-6)) << a[i].key();
+  }
+}
+
+TEST(GptCheckpoint, GradientsMatchWithoutCheckpointing) { expect_checkpoint_matches(0.0, false); }
+TEST(GptCheckpoint, GradientsMatchWithDropout) { expect_checkpoint_matches(0.1, false); }
+TEST(GptCheckpoint, GradientsMatchUnderBf16Autocast) { expect_checkpoint_matches(0.0, true); }
+
+// Outside grad mode the segment just runs: nothing to recompute.
+TEST(GptCheckpoint, NoGradIsAPlainCall) {
+  int calls = 0;
+  const auto x = torch::randn({3}, torch::requires_grad());
+  torch::NoGradGuard no_grad;
+  const auto y = models::checkpoint([&](const torch::Tensor& in) { ++calls; return in * 2; }, x);
+  EXPECT_EQ(calls, 1);
+  EXPECT_FALSE(y.requires_grad());
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+// Where both kernels exist, they give the same attention (fp32, no dropout), causal or not.
+TEST(Attention, SdpaMatchesMath) {
+  torch::manual_seed(5);
+  const auto q = torch::randn({2, 3, 7, 8}), k = torch::randn({2, 3, 7, 8}), v = torch::randn({2, 3, 7, 8});
+  torch::nn::Dropout none(0.0);
+  for (bool causal : {false, true}) {
+    const auto a = models::scaled_dot_product(q, k, v, causal, none, models::AttentionKernel::math);
+    const auto b = models::scaled_dot_product(q, k, v, causal, none, models::AttentionKernel::sdpa);
+    EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-5)) << causal;
+  }
+}
+#else
+// LibTorch 1.13 has no scaled_dot_product_attention: asking for it is refused by the parameter check
+// (so the plan exits 2 before anything runs), naming the version.
+TEST(Attention, SdpaIsRefusedBefore2) {
+  EXPECT_EQ(models::available_attention_kernels(), std::vector<std::string>{"math"});
+  for (const char* model : {"gpt", "bert"}) {
+    const WorkloadInfo* w = find_workload(model);
+    ASSERT_NE(w, nullptr);
+    try {
+      canonical_params(*w, {{"attention", "sdpa"}});
+      ADD_FAILURE() << model << ": sdpa accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("2.0"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(TORCH_VERSION), std::string::npos) << e.what();
+    }
+  }
+}
+#endif
+
+// The math kernel by hand: softmax(q kᵀ / √d) v, with the strict upper triangle masked when causal.
+TEST(Attention, MathIsTheTextbookFormula) {
+  torch::manual_seed(6);
+  const auto q = torch::randn({1, 2, 5, 4}), k = torch::randn({1, 2, 5, 4}), v = torch::randn({1, 2, 5, 4});
+  torch::nn::Dropout none(0.0);
+  auto scores = torch::matmul(q, k.transpose(-2, -1)) / 2.0;  // √4
+  EXPECT_TRUE(torch::allclose(models::scaled_dot_product(q, k, v, false, none, models::AttentionKernel::math),
+                              torch::matmul(torch::softmax(scores, -1), v)));
+  const auto mask = torch::ones({5, 5}).tril();  // 1 where a position may look
+  const auto weights = torch::exp(scores - std::get<0>(scores.max(-1, true))) * mask;
+  const auto causal = torch::matmul(weights / weights.sum(-1, true), v);
+  EXPECT_TRUE(torch::allclose(models::scaled_dot_product(q, k, v, true, none, models::AttentionKernel::math), causal,
+                              1e-5, 1e-6));
+}
+
+TEST(Gpt, SizesAndParameterChecks) {
+  const WorkloadInfo* w = find_workload("gpt");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->family, "transformer");
+  EXPECT_TRUE(canonical_params(*w, effective_params(*w, {})).empty()) << "defaults pass their own checks";
+  for (const char* size : {"small", "medium", "large", "xl"}) EXPECT_NO_THROW(canonical_params(*w, {{"size", size}}));
+  const std::vector<Params> bad = {
+      {{"size", "huge"}},
+      {{"seq", "2048"}},                       // > max_pos 1024
+      {{"hidden", "100"}, {"heads", "3"}},     // heads must divide hidden
+      {{"size", "xl"}, {"heads", "7"}},        // 1600 / 7
+      {{"dropout", "1.5"}},
+      {{"dropout", "x"}},
+      {{"checkpoint", "2"}},
+      {{"attention", "flash"}},
+      {{"depth", "2"}},
+  };
+  for (const auto& p : bad) {
+    std::string text;
+    for (const auto& [k, v] : p) text += k + "=" + v + " ";
+    EXPECT_THROW(canonical_params(*w, p), std::invalid_argument) << text;
+  }
+}
+
+}  // namespace
+}  // namespace trainbench
