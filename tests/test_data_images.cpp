@@ -97,6 +97,8 @@ TEST(JpegDecode, ScaledDecodeHasTheScaledSizeAndTheSameColours) {
   EXPECT_FALSE(dec.decode(text.data(), text.size(), {1, 1}, full));
   EXPECT_FALSE(dec.error().empty());
   EXPECT_FALSE(dec.decode(jpeg.data(), jpeg.size() / 2, {1, 1}, full));
+  // The same decoder still decodes a good file after those failures.
+  EXPECT_TRUE(dec.decode(jpeg.data(), jpeg.size(), {1, 1}, full)) << dec.error();
 }
 
 TEST(Augment, BilinearCropFlipNormalizeMatchesAHandComputedPixel) {

@@ -29,10 +29,23 @@ JpegDecoder::JpegDecoder() : handle_(tjInitDecompress()) {
 
 JpegDecoder::~JpegDecoder() { tjDestroy(handle_); }
 
+// libjpeg-turbo 2.1's TurboJPEG handle is unusable after a failed call (every later call fails with
+// the same error): a decoder that met a corrupt file starts over with a fresh handle.
+void JpegDecoder::reset() {
+  tjDestroy(handle_);
+  handle_ = tjInitDecompress();
+  if (handle_ == nullptr) throw std::runtime_error(std::string("TurboJPEG: ") + tjGetErrorStr2(nullptr));
+}
+
 bool JpegDecoder::header(const uint8_t* data, size_t size, int& width, int& height) {
+  if (size == 0) {
+    error_ = "empty file";
+    return false;
+  }
   int subsampling = 0, colorspace = 0;
   if (tjDecompressHeader3(handle_, data, static_cast<unsigned long>(size), &width, &height, &subsampling, &colorspace) != 0) {
     error_ = tjGetErrorStr2(handle_);
+    reset();
     return false;
   }
   if (width <= 0 || height <= 0) {
@@ -56,7 +69,9 @@ bool JpegDecoder::decode(const uint8_t* data, size_t size, ScaleFactor scale, Rg
     // it too); a truncated file ("Premature end of JPEG file") is a warning as well, but its missing
     // rows are grey fill, not the image: refused, as PIL refuses a truncated file.
     error_ = tjGetErrorStr2(handle_);
-    if (tjGetErrorCode(handle_) != TJERR_WARNING || error_.find("Premature end") != std::string::npos) return false;
+    const bool warning = tjGetErrorCode(handle_) == TJERR_WARNING;
+    reset();
+    if (!warning || error_.find("Premature end") != std::string::npos) return false;
   }
   return true;
 }

@@ -43,6 +43,7 @@ class JpegDecoder {
   const std::string& error() const { return error_; }
 
  private:
+  void reset();
   void* handle_ = nullptr;
   std::string error_;
 };
