@@ -9,10 +9,11 @@ packages=(
   libgloo-dev             # c10d headers included by LibTorch's distributed API
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   googletest libgtest-dev
+  libturbojpeg0-dev       # --data: JPEG decode with DCT-domain scaling (src/data)
   libjs-chart.js chromium  # the HTML report inlines Chart.js; its test opens the page in headless Chromium
 )
 # `make bench` compares against PyTorch eager on the same LibTorch.
-if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ]; then packages+=(python3-torch python3-torchvision); fi
+if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ]; then packages+=(python3-torch python3-torchvision python3-pil); fi
 
 missing=()
 for p in "${packages[@]}"; do

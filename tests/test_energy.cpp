@@ -272,17 +272,18 @@ TEST(EnergyRecord, JsonRoundTripNullsAndCsvColumns) {
   wrong["mean_power_w"] = "lots";
   EXPECT_THROW(record_from_json(wrong), std::runtime_error);
 
-  // CSV: the header's last three columns and the row's last three cells.
+  // CSV: the energy columns, then the three real-data columns (empty without --data), in the header
+  // and in each row's last six cells.
   const std::string csv = print_csv({r, Record{}});
   const auto header_end = csv.find('\n');
   const std::string header = csv.substr(0, header_end);
-  EXPECT_EQ(header.substr(header.size() - std::string(",energy_j_per_sample,mean_power_w,energy_source").size()),
-            ",energy_j_per_sample,mean_power_w,energy_source");
+  const std::string tail = ",energy_j_per_sample,mean_power_w,energy_source,data_source,data_wait_share,data_verdict";
+  EXPECT_EQ(header.substr(header.size() - tail.size()), tail);
   const auto row_end = csv.find('\n', header_end + 1);
   const std::string row = csv.substr(header_end + 1, row_end - header_end - 1);
-  EXPECT_EQ(row.substr(row.size() - std::string(",0.75,612.5,nvml").size()), ",0.75,612.5,nvml");
+  EXPECT_EQ(row.substr(row.size() - std::string(",0.75,612.5,nvml,,,").size()), ",0.75,612.5,nvml,,,");
   const std::string empty_row = csv.substr(row_end + 1, csv.find('\n', row_end + 1) - row_end - 1);
-  EXPECT_EQ(empty_row.substr(empty_row.size() - 3), ",,,") << "unmeasured energy is empty cells";
+  EXPECT_EQ(empty_row.substr(empty_row.size() - 6), ",,,,,,") << "unmeasured energy is empty cells";
 }
 
 }  // namespace

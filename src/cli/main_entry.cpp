@@ -130,8 +130,31 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_flag("--force", run.force,
                     "With --resume: continue a journal written by a different plan (its records kept as they are)");
   run_cmd->add_option("--report", run.report, "Also write the HTML report of the results to this file");
+  run_cmd->add_option("--data", run.data,
+                      "Input data: synthetic (default: one batch on the device), a folder of JPEGs in ImageFolder "
+                      "layout (CNNs), or a token file (bert, bilstm)");
+  run_cmd->add_option("--loader-threads", run.loader_threads,
+                      "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
+  run_cmd->add_option("--data-dtype", run.data_dtype, "Token file ids: uint16 (nanoGPT's .bin) or uint32");
   run.measure.add_to(*run_cmd);
   run.dist.add_to(*run_cmd);
+
+  DataOptions data_opts;
+  CLI::App* data_cmd = app.add_subcommand("data", "Measure the image loader alone: images/s and MB/s per loader thread count");
+  data_cmd->add_option("--data", data_opts.data, "A folder of JPEGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg)")->required();
+  data_cmd->add_option("--batch,-b", data_opts.batch, "Batch size")->check(rule(kBatchSize));
+  data_cmd->add_option("--loader-threads", data_opts.loader_threads, "Thread counts, comma-separated");
+  data_cmd->add_option("--size", data_opts.size, "Crop size (RandomResizedCrop output, square)");
+  data_cmd->add_option("--epochs", data_opts.epochs, "Epochs per thread count, each timed on its own");
+  data_cmd->add_option("--layout", data_opts.layout, "nchw or nhwc (channels-last)");
+  data_cmd->add_option("--precision", data_opts.precision, "The batch's dtype: fp32, bf16 or fp16");
+
+  MakeDataOptions make_data;
+  CLI::App* make_data_cmd = app.add_subcommand("make-data", "Write photo-like JPEGs in ImageFolder layout, to try --data");
+  make_data_cmd->add_option("dir", make_data.dir, "The folder to create (must not exist, or be empty)")->required();
+  make_data_cmd->add_option("--images", make_data.images, "How many JPEGs")->required();
+  make_data_cmd->add_option("--classes", make_data.classes, "Class folders (default 10)");
+  make_data_cmd->add_option("--seed", make_data.seed, "Random seed (the same seed writes the same files)");
 
   LaunchFlags launch;
   CLI::App* launch_cmd = app.add_subcommand(
@@ -276,6 +299,8 @@ int main_entry(int argc, char** argv) {
     if (app.got_subcommand(ex_cmd)) return cmd_explain(ex);
     if (app.got_subcommand(child_cmd)) return cmd_run_case(descriptor, child_flags, child_dist, dist_key, result_fd);
     if (app.got_subcommand(launch_cmd)) return cmd_launch(launch);
+    if (app.got_subcommand(data_cmd)) return cmd_data(data_opts);
+    if (app.got_subcommand(make_data_cmd)) return cmd_make_data(make_data);
   } catch (const InputError& e) {
     return bad_input(e.what());
   } catch (const std::exception& e) {

@@ -55,6 +55,7 @@ struct DistFlags {
 
 struct RunOptions {
   std::string models, batches, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd", threads = "0";
+  std::string data = "synthetic", data_dtype = "uint16", loader_threads = "0";  // real input (src/data)
   bool forward_only = false;
   std::vector<std::string> sets;  // --set key=v1,v2
   std::string suite;
@@ -132,6 +133,25 @@ struct ExplainOptions {
   MeasureFlags measure;  // the whole step
 };
 
+// `trainbench data`: the image loader alone.
+struct DataOptions {
+  std::string data;
+  int64_t batch = 64;
+  std::string loader_threads = "1,2";
+  int size = 224;
+  int epochs = 2;
+  std::string layout = "nchw";
+  std::string precision = "fp32";
+};
+
+// `trainbench make-data`: photo-like JPEGs in ImageFolder layout.
+struct MakeDataOptions {
+  std::string dir;
+  int64_t images = 0;
+  int classes = 10;
+  uint64_t seed = 0;
+};
+
 struct ReportOptions {
   std::vector<std::string> files;
   std::string output;
@@ -196,6 +216,10 @@ void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, const DistFlags& dist,
                  const std::string& dist_key, int result_fd);
 int cmd_launch(const LaunchFlags& o);
+int cmd_data(const DataOptions& o);
+int cmd_make_data(const MakeDataOptions& o);
+// --loader-threads "1,2,4": each between 1 and kThreadCount's maximum (0 allowed when `zero_ok`: the default).
+std::vector<int> loader_thread_list(const std::string& text, bool zero_ok);
 int cmd_dist_allreduce(const AllreduceFlags& o);
 
 }  // namespace trainbench::cli

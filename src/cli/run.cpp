@@ -88,6 +88,7 @@ PlanIdentity plan_identity(const std::vector<Case>& plan, const MeasureFlags& m)
 // Which settings flags were given on the command line: they apply to a suite's groups too.
 struct GivenFlags {
   bool precision = false, layout = false, optimizer = false, threads = false, forward_only = false;
+  bool data = false;  // --data (with --loader-threads, --data-dtype)
 };
 
 std::vector<int> thread_list(const std::string& text) {
@@ -122,6 +123,11 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
       };
       with_flags(s);
       if (given.forward_only) s.forward_only = true;
+      if (given.data) {
+        s.data = o.data;
+        s.data_dtype = o.data_dtype;
+        s.loader_threads = loader_thread_list(o.loader_threads, true);
+      }
       for (auto& [device, over] : s.per_device) {
         if (given.precision) over.precisions.reset();
         if (given.layout) over.layouts.reset();
@@ -151,6 +157,9 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
     s.threads = thread_list(o.threads);
     s.forward_only = o.forward_only;
+    s.data = o.data;
+    s.data_dtype = o.data_dtype;
+    s.loader_threads = loader_thread_list(o.loader_threads, true);
     s.params = params_product(parse_sets(o.sets));
     for (auto& c : make_plan(s)) {
       if (search) auto_batch.insert(c.descriptor());
@@ -174,7 +183,8 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
 GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
   if (o.models.empty() && !o.cases.empty() && o.suite.empty()) {
-    for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only"}) {
+    for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only",
+                             "--data", "--loader-threads", "--data-dtype"}) {
       if (given(flag)) {
         throw InputError(std::string(flag) + " does not apply to --case cases (the descriptor sets it, e.g. :t4: for "
                          "threads); it shapes a --model sweep");
@@ -197,6 +207,11 @@ GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
     g.optimizer = given("--optimizer");
     g.threads = given("--threads");
     g.forward_only = given("--forward-only");
+    g.data = given("--data");
+  }
+  if (!given("--data") && (given("--loader-threads") || given("--data-dtype"))) {
+    throw InputError(std::string(given("--loader-threads") ? "--loader-threads" : "--data-dtype") +
+                     " needs --data (synthetic data has no loader)");
   }
   return g;
 }
@@ -420,7 +435,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!live_table) std::cout << print_records(format, results) << std::flush;
-  if (live_table) std::cout << noise_footer(results.benchmarks) << std::flush;
+  if (live_table) std::cout << noise_footer(results.benchmarks) << data_footer(results.benchmarks) << std::flush;
   if (dist) (live_table ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
   if (interrupted) {
     journal.close();

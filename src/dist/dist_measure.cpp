@@ -8,6 +8,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "core/device.h"
+#include "data/verdict.h"
 #include "dist/grad_allreduce.h"
 #include "runner/measure.h"
 #include "runner/step_sampler.h"
@@ -200,6 +201,10 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     r.hardware_flops_per_step = ranks * w->hardware_flops_per_step();
     r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
     r.dist = d;
+    // --data: this rank's own loader and waits (each rank reads its own shuffle: data_seed differs).
+    if (const auto stats = w->loader_stats()) {
+      r.data = data::make_data_info(*stats, sampled.own, sampled.data_wait, w->samples_per_step());
+    }
     r.status = Status::ok;
   } catch (...) {
     set_failure(r, current_failure());

@@ -29,6 +29,11 @@ std::string table_row(const Record& r);  // one line ending in '\n'
 // it; "" when every row met it. The table and markdown printers end with it.
 std::string noise_footer(const std::vector<Record>& records);
 
+// Cases trained on --data: one line each (ending in '\n') with the verdict, input-bound or
+// compute-bound, and its figures (printer_data.cpp); "" when no record has real data.
+std::string data_verdict_line(const Record& r);
+std::string data_footer(const std::vector<Record>& records);
+
 // `context` may be null: then no context line is printed.
 std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
 std::string print_markdown(const std::vector<Record>& records, const Context* context = nullptr);

@@ -35,7 +35,7 @@ const char* const kHeader[] = {
     "stop_reason", "flops_per_step", "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s",
     "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps", "loss_scale", "mean_sm_clock_mhz",
     "throttled_samples", "step_time_median_noise", "step_time_lag1_autocorrelation", "noise_target", "noise_target_met",
-    "energy_j_per_sample", "mean_power_w", "energy_source",
+    "energy_j_per_sample", "mean_power_w", "energy_source", "data_source", "data_wait_share", "data_verdict",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -64,7 +64,8 @@ std::string print_csv(const std::vector<Record>& records) {
                      num(r.mean_sm_clock_mhz), std::to_string(r.throttled_samples), num(s.median_noise),
                      num(s.lag1_autocorrelation), num(r.noise_target),
                      r.noise_target_met ? (*r.noise_target_met ? "true" : "false") : "", num(r.energy_j_per_sample),
-                     num(r.mean_power_w), r.energy_source.value_or("")});
+                     num(r.mean_power_w), r.energy_source.value_or(""), r.data ? r.data->source : "",
+                     r.data ? num(r.data->wait_share) : "", r.data ? r.data->verdict : ""});
   }
   return out;
 }

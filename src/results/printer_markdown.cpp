@@ -34,8 +34,15 @@ std::string print_markdown(const std::vector<Record>& records, const Context* co
   }
   out += md_line(titles) + separator + "\n";
   for (const auto& r : records) out += md_line(detail::table_cells(r));
-  const std::string footer = noise_footer(records);
-  return footer.empty() ? out : out + "\n" + markdown_escape(footer.substr(0, footer.size() - 1)) + "\n";
+  const std::string footer = noise_footer(records) + data_footer(records);
+  // Each footer line its own paragraph (an escape would join them into one).
+  size_t at = 0;
+  while (at < footer.size()) {
+    const size_t end = footer.find('\n', at);
+    out += "\n" + markdown_escape(footer.substr(at, end - at)) + "\n";
+    at = end == std::string::npos ? footer.size() : end + 1;
+  }
+  return out;
 }
 
 }  // namespace trainbench

@@ -109,6 +109,43 @@ DistInfo dist_from_json(const nlohmann::json& j) {
   return d;
 }
 
+nlohmann::json data_to_json(const DataInfo& d) {
+  return {{"source", d.source},
+          {"kind", d.kind},
+          {"files", d.files},
+          {"loader_threads", d.loader_threads},
+          {"loader_samples_s", d.loader_samples_s},
+          {"loader_mb_s", d.loader_mb_s},
+          {"model_samples_s", d.model_samples_s},
+          {"mean_wait_s", d.mean_wait_s},
+          {"median_wait_s", d.median_wait_s},
+          {"wait_share", d.wait_share},
+          {"skipped_files", d.skipped_files},
+          {"first_skipped", d.first_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.first_skipped)},
+          {"verdict", d.verdict},
+          {"threads_needed", d.threads_needed}};
+}
+
+DataInfo data_from_json(const nlohmann::json& j) {
+  using namespace detail;
+  DataInfo d;
+  d.source = get_string(j, "source");
+  d.kind = get_string(j, "kind");
+  d.files = get_int(j, "files");
+  d.loader_threads = static_cast<int>(get_int(j, "loader_threads"));
+  d.loader_samples_s = get_double(j, "loader_samples_s");
+  d.loader_mb_s = get_double(j, "loader_mb_s");
+  d.model_samples_s = get_double(j, "model_samples_s");
+  d.mean_wait_s = get_double(j, "mean_wait_s");
+  d.median_wait_s = get_double(j, "median_wait_s");
+  d.wait_share = get_double(j, "wait_share");
+  d.skipped_files = get_int(j, "skipped_files");
+  d.first_skipped = get_optional_string_or_none(j, "first_skipped").value_or("");
+  d.verdict = get_string(j, "verdict");
+  d.threads_needed = static_cast<int>(get_int(j, "threads_needed"));
+  return d;
+}
+
 // Values no measurement can produce (a negative batch or throughput, a magnitude beyond any machine, an
 // infinity from a number too large for a double) make the record unreadable, naming the field, so that
 // printers, comparisons and reports never see them. Null (NaN: not measured) passes.
@@ -146,6 +183,13 @@ void check_values(const Record& r) {
   check("skipped_steps", static_cast<double>(r.skipped_steps), 0, 1e12, true);
   check("throttled_samples", static_cast<double>(r.throttled_samples), 0, 1e12, true);
   if (r.dist) check("dist.world_size", r.dist->world_size, 1, 1e7, true);
+  if (r.data) {
+    check("data.files", static_cast<double>(r.data->files), 0, 1e15, true);
+    check("data.loader_threads", r.data->loader_threads, 0, kThreadCount.hi, true);
+    check("data.wait_share", r.data->wait_share, 0, 1);
+    check("data.mean_wait_s", r.data->mean_wait_s, 0, 1e9);
+    check("data.skipped_files", static_cast<double>(r.data->skipped_files), 0, 1e15, true);
+  }
 }
 
 }  // namespace
@@ -198,6 +242,7 @@ nlohmann::json to_json(const Record& r) {
   j["hardware_flops_per_step"] = r.hardware_flops_per_step;
   j["mfu"] = number_or_null(r.mfu);
   j["hfu"] = number_or_null(r.hfu);
+  j["data"] = r.data ? data_to_json(*r.data) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -267,6 +312,8 @@ Record record_from_json(const nlohmann::json& j) {
   r.hardware_flops_per_step = get_double_or(j, "hardware_flops_per_step", 0.0);
   r.mfu = get_double_or(j, "mfu", std::numeric_limits<double>::quiet_NaN());
   r.hfu = get_double_or(j, "hfu", std::numeric_limits<double>::quiet_NaN());
+  // Synthetic data (and files before real data existed): null or absent.
+  if (j.contains("data") && !j["data"].is_null()) r.data = nested("data", [&] { return data_from_json(j["data"]); });
   check_values(r);
   return r;
 }

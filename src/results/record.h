@@ -34,6 +34,25 @@ struct DistInfo {
   double scaling_efficiency = 0.0;         // throughput / (world_size x single_process_throughput); NaN: not measured
 };
 
+// What a case with real input data adds (`run --data`, src/data). Wait figures are over the measured
+// steps; the verdict is docs/methodology.md's rule ("Real data").
+struct DataInfo {
+  std::string source;              // the --data path
+  std::string kind;                // images | tokens
+  int64_t files = 0;               // image files, or tokens in the token file
+  int loader_threads = 0;
+  double loader_samples_s = 0.0;   // the loader's capacity: samples per second of thread work x threads
+  double loader_mb_s = 0.0;        // file bytes read per second, at that capacity
+  double model_samples_s = 0.0;    // what the step consumes without waiting: batch / median(step - wait)
+  double mean_wait_s = 0.0;        // data wait per step (time the step waited for its batch)
+  double median_wait_s = 0.0;
+  double wait_share = 0.0;         // mean wait / mean step time
+  int64_t skipped_files = 0;       // corrupt or non-JPEG files skipped
+  std::string first_skipped;       // the first one; empty when none
+  std::string verdict;             // input-bound | compute-bound
+  int threads_needed = 0;          // loader threads the model's rate needs at the measured per-thread rate
+};
+
 struct Record {
   std::string name;        // the case descriptor; `trainbench run --case NAME` reruns it
   std::string model;
@@ -88,6 +107,7 @@ struct Record {
   double mean_power_w = std::numeric_limits<double>::quiet_NaN();
   std::optional<std::string> energy_source;  // nvml | rapl
   std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
+  std::optional<DataInfo> data;   // --data cases only; null for synthetic data (and in older files)
 
   bool ok() const { return status == Status::ok; }
 };

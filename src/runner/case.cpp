@@ -58,6 +58,11 @@ std::string Case::descriptor() const {
   s += ":b" + std::to_string(batch) + ":" + precision + ":" + layout;
   if (optimizer != "sgd") s += ":" + optimizer;
   if (threads > 0) s += ":t" + std::to_string(threads);
+  if (!synthetic_data()) {
+    s += ":data=" + data;
+    if (data_dtype != "uint16") s += ":data-dtype=" + data_dtype;
+    if (loader_threads > 0) s += ":loader=" + std::to_string(loader_threads);
+  }
   if (forward_only) s += ":fwd";
   s += ":" + device.str();
   return s;
@@ -108,7 +113,26 @@ Case parse_case(const std::string& input) {
     if (t.empty()) {
       fail_at_column(input, "", column[i], "empty field (two colons in a row)");
     }
-    if (t.find('=') != std::string::npos) {
+    // Real data (data=PATH, data-dtype=uint32, loader=N) before workload parameters: these are not
+    // parameters, and their values may hold ',' and '='.
+    if (t.rfind("data=", 0) == 0) {
+      once("data source", i);
+      c.data = t.substr(5);
+      if (c.data.empty() || c.data == "synthetic") fail_at_column(input, t, column[i], "names no data path");
+    } else if (t.rfind("data-dtype=", 0) == 0) {
+      once("data dtype", i);
+      c.data_dtype = t.substr(11);
+      if (c.data_dtype != "uint16" && c.data_dtype != "uint32") {
+        fail_at_column(input, t, column[i], "is not a token dtype (data-dtype=uint16 or data-dtype=uint32)");
+      }
+    } else if (t.rfind("loader=", 0) == 0) {
+      once("loader thread count", i);
+      const std::string n = t.substr(7);
+      if (!all_digits(n) || n.size() > 5 || std::stoi(n) < 1 || std::stoi(n) > static_cast<int>(kThreadCount.hi)) {
+        fail_at_column(input, t, column[i], fmt::format("is not a loader thread count (loader=N with N between 1 and {})", kThreadCount.hi));
+      }
+      c.loader_threads = std::stoi(n);
+    } else if (t.find('=') != std::string::npos) {
       if (i != 1) fail_at_column(input, t, column[i], "parameters must follow the model name");
       for (const std::string& kv : split(t, ',')) {
         const auto eq = kv.find('=');
@@ -144,6 +168,9 @@ Case parse_case(const std::string& input) {
     }
   }
   if (!have_batch) fail(input, "", "no batch size (bN)");
+  if (c.synthetic_data() && (seen.count("data dtype") || seen.count("loader thread count"))) {
+    fail(input, "", "data-dtype= and loader= need a data=PATH");
+  }
   return c;
 }
 

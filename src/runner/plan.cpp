@@ -1,5 +1,8 @@
 #include "runner/plan.h"
 
+#include "data/data_error.h"
+#include "data/source_check.h"
+#include "data/token_file.h"
 #include "workloads/registry.h"
 
 #include <algorithm>
@@ -31,6 +34,18 @@ void validate_case(Case& c) {
   check_one_of(c.layout, known_layouts(), "layout");
   check_one_of(c.optimizer, known_optimizers(), "optimizer");
   if (c.threads < 0) throw InputError("bad thread count " + std::to_string(c.threads) + " (must be >= 0)");
+  if (c.loader_threads < 0 || c.loader_threads > kThreadCount.hi) {
+    throw InputError("bad loader thread count " + std::to_string(c.loader_threads));
+  }
+  if (c.synthetic_data()) c.loader_threads = 0;  // no loader: the axis means nothing
+  try {
+    const Params all = effective_params(*w, c.params);
+    const auto vocab = all.count("vocab") ? std::optional<int64_t>(std::stoll(all.at("vocab"))) : std::nullopt;
+    data::token_width(c.data_dtype);
+    data::check_data_source(c.model, w->data_kind, c.data, c.data_dtype, vocab);
+  } catch (const DataError& e) {
+    throw InputError(e.what());
+  }
   // A device this build or machine does not have fails the plan, before anything runs.
   if (const std::string why = device_unavailable_reason(c.device); !why.empty()) throw InputError(why);
 }
@@ -49,6 +64,7 @@ void append_cases(const Sweep& s, const std::vector<DeviceSpec>& devices, std::v
           for (const auto& layout : s.layouts) {
             for (const auto& optimizer : s.optimizers) {
               for (int threads : s.threads) {
+                for (int loader_threads : s.loader_threads) {
                 for (const auto& device : devices) {
                   Case c;
                   c.model = model;
@@ -60,8 +76,12 @@ void append_cases(const Sweep& s, const std::vector<DeviceSpec>& devices, std::v
                   c.threads = threads;
                   c.device = device;
                   c.forward_only = s.forward_only;
+                  c.data = s.data;
+                  c.data_dtype = s.data_dtype;
+                  c.loader_threads = loader_threads;
                   validate_case(c);
                   plan.push_back(std::move(c));
+                }
                 }
               }
             }

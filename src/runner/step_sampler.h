@@ -46,6 +46,8 @@ struct SampledSteps {
   // Energy over every measured step, dropped ones included (they ran inside the window): joules per
   // sample trained and mean power of this process's device (core/energy.h); empty without a counter.
   std::optional<EnergyFigures> energy;
+  // Each kept step's data wait (w.next_batch(), inside the step's time), seconds, in the order of `own`.
+  std::vector<double> data_wait;
 };
 
 // Warm-up (m.warmup(device is a GPU)), then timed steps, each followed by a device synchronize before

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "core/flops.h"
+#include "data/token_source.h"
 #include "models/bert.h"
 #include "workloads/study_models.h"
 #include "workloads/training.h"
@@ -61,10 +62,22 @@ class BertWorkload final : public detail::LossWorkload {
     module->to(dev);
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
     seed_batch();
-    tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
+    if (o.synthetic_data()) {
+      tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
+      labels_ = masked_lm_labels(o.batch, seq, options.vocab(), ids);
+    } else {
+      // --data FILE: windows of the token file, masked by the loader (data/token_source.h).
+      data::TokenSourceOptions so;
+      so.batch = o.batch;
+      so.seq = seq;
+      so.target = data::TokenTarget::masked_lm;
+      so.vocab = options.vocab();
+      so.seed = static_cast<uint64_t>(std::max<int64_t>(0, o.data_seed));
+      start_loader(data::open_token_source(o.data, o.data_dtype, so));
+    }
     segments_ = torch::zeros({o.batch, seq}, ids);
     segments_.narrow(1, seq / 2, seq - seq / 2).fill_(1);
-    labels_ = masked_lm_labels(o.batch, seq, options.vocab(), ids);
+    // A flat token file has no sentence pairs: the next-sentence labels stay synthetic with --data too.
     next_sentence_ = torch::randint(0, 2, {o.batch}, ids);
     // Every counted product (linears, and attention per sequence) is linear in the batch: one
     // sequence's count times the batch is exact.
@@ -81,6 +94,10 @@ class BertWorkload final : public detail::LossWorkload {
   }
 
  private:
+  void take_batch(std::vector<torch::Tensor>& t) override {
+    tokens_ = t[0];
+    labels_ = t[1].reshape({-1});
+  }
   // The MLM logits; the next-sentence logits (pretraining) wait in nsp_logits_ for loss().
   torch::Tensor run(const torch::Tensor& tokens, const torch::Tensor& segments) {
     if (!pretraining_) return mlm_model_->forward(tokens, segments);
@@ -119,6 +136,7 @@ WorkloadInfo bert_workload_info() {
   w.description =
       "BERT-Base pre-training from scratch, Hugging Face's BertForPreTraining (110.1M params): masked-LM loss on "
       "15% of positions + next-sentence loss";
+  w.data_kind = "tokens";
   w.params = {
       {"layers", "12", "encoder layers, 1 to 256", int_in_range(1, 256)},
       {"hidden", "768", "hidden width, 1 to 65536 (a multiple of heads); feed-forward is 4x", int_in_range(1, 65536)},

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "core/flops.h"
+#include "data/token_source.h"
 #include "models/bilstm.h"
 #include "models/registry.h"
 #include "workloads/study_models.h"
@@ -26,13 +27,29 @@ class BiLSTMWorkload final : public detail::LossWorkload {
     model_->to(dev);
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
     seed_batch();
-    tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
-    labels_ = torch::randint(0, options.classes(), {o.batch}, ids);
+    if (o.synthetic_data()) {
+      tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
+      labels_ = torch::randint(0, options.classes(), {o.batch}, ids);
+    } else {
+      // --data FILE: windows of the token file, each labelled from its own tokens (data/token_source.h).
+      data::TokenSourceOptions so;
+      so.batch = o.batch;
+      so.seq = seq;
+      so.target = data::TokenTarget::classify;
+      so.vocab = options.vocab();
+      so.classes = options.classes();
+      so.seed = static_cast<uint64_t>(std::max<int64_t>(0, o.data_seed));
+      start_loader(data::open_token_source(o.data, o.data_dtype, so));
+    }
     // By formula: aten::lstm hides its GEMMs from core/flops.h (see models/bilstm.h).
     finish_setup(*model_, models::bilstm_step_flops(options, o.batch, seq), models::parameter_count(*model_), seq);
   }
 
  private:
+  void take_batch(std::vector<torch::Tensor>& t) override {
+    tokens_ = t[0];
+    labels_ = t[1];
+  }
   torch::Tensor forward() override { return model_->forward(tokens_); }
   torch::Tensor loss(const torch::Tensor& logits) override {
     return torch::nn::functional::cross_entropy(logits, labels_);
@@ -52,6 +69,7 @@ WorkloadInfo bilstm_workload_info() {
   w.input = "seq 100";
   w.default_batch = 64;
   w.description = "Sequence classifier: embedding, bidirectional LSTM (batch-first), mean over time, linear";
+  w.data_kind = "tokens";
   w.params = {
       {"vocab", "20000", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
       {"embed", "256", "embedding width, 1 to 65536", int_in_range(1, 65536)},

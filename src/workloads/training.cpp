@@ -197,6 +197,28 @@ void LossWorkload::seed_batch() const {
   if (options_.data_seed >= 0) torch::manual_seed(static_cast<uint64_t>(options_.data_seed));
 }
 
+void LossWorkload::start_loader(std::shared_ptr<data::BatchSource> source) {
+  const int threads =
+      options_.loader_threads > 0 ? options_.loader_threads : data::default_loader_threads(options_.device.is_gpu());
+  loader_ = std::make_unique<data::Loader>(std::move(source), threads);
+  next_batch();
+}
+
+void LossWorkload::next_batch() {
+  if (!loader_) return;
+  data::Batch b = loader_->next();
+  // From pinned host memory (GPU cases) the copy is asynchronous: it overlaps whatever the device is
+  // still running, and the step's synchronize waits for it.
+  const torch::Device dev = options_.device.torch_device();
+  for (auto& t : b.tensors) t = t.to(dev, /*non_blocking=*/t.is_pinned());
+  take_batch(b.tensors);
+}
+
+std::optional<LoaderStats> LossWorkload::loader_stats() const {
+  if (!loader_) return std::nullopt;
+  return loader_->stats();
+}
+
 double LossWorkload::last_loss() const { return last_.defined() ? last_.item<double>() : 0.0; }
 
 }  // namespace detail

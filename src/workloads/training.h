@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/flops.h"
+#include "data/loader.h"
 #include "workloads/loss_scaler.h"
 #include "workloads/workload.h"
 
@@ -66,8 +67,15 @@ class LossWorkload : public Workload {
   std::vector<torch::Tensor> trainable_parameters() const override { return params_; }
   std::vector<torch::Tensor> model_buffers() const override { return buffers_; }
   void set_gradient_sync(GradientSync* sync) override { sync_ = sync; }
+  void next_batch() override;
+  std::optional<LoaderStats> loader_stats() const override;
 
  protected:
+  // Real data: starts the loader's threads on `source` (options_.loader_threads, 0: the default) and
+  // takes the first batch, so the workload has an input before any step. Each next_batch() then hands
+  // the loader's next batch, on the device, to take_batch.
+  void start_loader(std::shared_ptr<data::BatchSource> source);
+  virtual void take_batch(std::vector<torch::Tensor>& tensors) {}
   LossWorkload(const WorkloadOptions& options, std::string unit);
   // `flops`: one step over the whole batch, per pass (a training step counts all three, a forward-only
   // step the forward). Sets the model's mode, builds the optimizer.
@@ -90,6 +98,7 @@ class LossWorkload : public Workload {
   GradientSync* sync_ = nullptr;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
+  std::unique_ptr<data::Loader> loader_;  // --data only
   torch::Tensor last_;
   int64_t parameters_ = 0;
   int64_t tokens_per_sample_ = 0;

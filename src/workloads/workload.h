@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "core/device.h"
 #include "core/flops.h"
+#include "data/loader_stats.h"
 
 namespace trainbench {
 
@@ -31,6 +33,13 @@ struct WorkloadOptions {
   // >= 0: the synthetic batch is drawn after seeding the RNG with this (data-parallel ranks each draw
   // their own batch while the model, built first from the same seed, is the same). -1: not reseeded.
   int64_t data_seed = -1;
+  // Input data: "synthetic" (one batch drawn on the device before timing) or a path (src/data): a
+  // folder of JPEGs in ImageFolder layout, or a flat file of token ids of `data_dtype` (uint16 | uint32).
+  // loader_threads 0: the default (data/loader.h, default_loader_threads).
+  std::string data = "synthetic";
+  int loader_threads = 0;
+  std::string data_dtype = "uint16";
+  bool synthetic_data() const { return data == "synthetic"; }
 };
 
 const std::vector<std::string>& known_precisions();
@@ -75,6 +84,11 @@ class Workload {
   virtual std::vector<torch::Tensor> model_buffers() const { return {}; }
   // Called around every backward from now on; nullptr detaches. Not owned.
   virtual void set_gradient_sync(GradientSync* sync) {}
+  // Real data (--data): blocks until the loader has the next batch and makes it the next step's input.
+  // The step sampler times this call as the step's data wait; synthetic data has nothing to wait for.
+  virtual void next_batch() {}
+  // The input pipeline's counters so far; nullopt for synthetic data.
+  virtual std::optional<LoaderStats> loader_stats() const { return std::nullopt; }
 };
 
 // Builds the workload for `options` on its device. Throws std::invalid_argument for an unknown model

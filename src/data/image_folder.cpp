@@ -1,0 +1,54 @@
+#include "data/image_folder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "data/data_error.h"
+
+namespace fs = std::filesystem;
+
+namespace trainbench::data {
+
+bool is_jpeg_name(const std::string& name) {
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos) return false;
+  std::string ext = name.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == "jpg" || ext == "jpeg";
+}
+
+ImageFolder scan_image_folder(const std::string& root) {
+  std::error_code ec;
+  const auto st = fs::status(root, ec);
+  if (ec || !fs::exists(st)) throw DataError("--data " + root + ": no such file or folder");
+  if (!fs::is_directory(st)) throw DataError("--data " + root + ": not a folder");
+  ImageFolder f;
+  f.root = root;
+  for (const auto& e : fs::directory_iterator(root, fs::directory_options::follow_directory_symlink, ec)) {
+    if (e.is_directory()) f.classes.push_back(e.path().filename().string());
+  }
+  if (ec) throw DataError("--data " + root + ": " + ec.message());
+  std::sort(f.classes.begin(), f.classes.end());
+  if (f.classes.empty()) {
+    throw DataError("--data " + root + ": no class folders (ImageFolder layout: ROOT/CLASS/IMAGE.jpg)");
+  }
+  for (size_t c = 0; c < f.classes.size(); ++c) {
+    std::vector<std::string> found;
+    const fs::path dir = fs::path(root) / f.classes[c];
+    for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_regular_file() && is_jpeg_name(it->path().filename().string())) found.push_back(it->path().string());
+    }
+    if (ec) throw DataError("--data " + dir.string() + ": " + ec.message());
+    std::sort(found.begin(), found.end());
+    for (auto& p : found) {
+      f.files.push_back(std::move(p));
+      f.labels.push_back(static_cast<int64_t>(c));
+    }
+  }
+  if (f.files.empty()) throw DataError("--data " + root + ": no .jpg or .jpeg files in its class folders");
+  return f;
+}
+
+}  // namespace trainbench::data

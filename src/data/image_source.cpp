@@ -1,0 +1,163 @@
+#include "data/image_source.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "data/augment.h"
+#include "data/jpeg.h"
+
+namespace trainbench::data {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+bool read_file(const std::string& path, std::vector<uint8_t>& buf) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  buf.clear();
+  uint8_t chunk[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + n);
+  const bool ok = std::ferror(f) == 0;
+  std::fclose(f);
+  return ok;
+}
+
+// A well-mixed 64-bit value from two (splitmix64's finaliser), so that neighbouring epochs and
+// samples get unrelated random streams.
+uint64_t mix(uint64_t a, uint64_t b) {
+  uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+ImageFolderSource::ImageFolderSource(ImageFolder folder, ImageSourceOptions options)
+    : folder_(std::move(folder)), options_(options) {
+  static std::atomic<uint64_t> sources{0};
+  id_ = ++sources;  // tells this source's cached permutations from a destroyed one's at the same address
+}
+
+int64_t ImageFolderSource::file_at(int64_t position) const {
+  const int64_t n = static_cast<int64_t>(folder_.files.size());
+  const int64_t epoch = position / n;
+  // One permutation per thread and epoch, kept while the thread works in that epoch.
+  thread_local uint64_t owner = 0;
+  thread_local int64_t cached_epoch = -1;
+  thread_local std::vector<int64_t> perm;
+  if (owner != id_ || cached_epoch != epoch) {
+    perm.resize(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::mt19937_64 rng(mix(options_.seed, static_cast<uint64_t>(epoch)));
+    std::shuffle(perm.begin(), perm.end(), rng);
+    owner = id_;
+    cached_epoch = epoch;
+  }
+  return perm[position % n];
+}
+
+bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, float* dst, StageTimes& times) {
+  thread_local std::vector<uint8_t> bytes;
+  thread_local RgbImage image;
+  thread_local std::unique_ptr<JpegDecoder> decoder;
+  if (!decoder) decoder = std::make_unique<JpegDecoder>();
+  const std::string& path = folder_.files[file];
+
+  auto t = Clock::now();
+  const bool read = read_file(path, bytes);
+  times.read_s += since(t);
+  times.bytes += static_cast<int64_t>(bytes.size());
+  t = Clock::now();
+  int width = 0, height = 0;
+  bool ok = read && decoder->header(bytes.data(), bytes.size(), width, height);
+  CropBox box;
+  if (ok) {
+    std::mt19937_64 rng(sample_seed);
+    box = random_resized_crop(width, height, rng);
+    const bool flip = std::bernoulli_distribution(0.5)(rng);
+    const ScaleFactor scale =
+        choose_scale(static_cast<int>(box.w), static_cast<int>(box.h), options_.width, options_.height);
+    ok = decoder->decode(bytes.data(), bytes.size(), scale, image);
+    times.decode_s += since(t);
+    if (ok) {
+      t = Clock::now();
+      const CropBox scaled = box.scaled(double(image.width) / width, double(image.height) / height);
+      crop_resize_normalize(image.pixels.data(), image.width, image.height, scaled, options_.width, options_.height,
+                            flip, options_.channels_last, dst);
+      times.augment_s += since(t);
+    }
+  } else {
+    times.decode_s += since(t);
+  }
+  if (!ok) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (bad_.insert(file).second && first_bad_.empty()) first_bad_ = path;
+  }
+  return ok;
+}
+
+Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
+  const int64_t b = options_.batch, n = static_cast<int64_t>(folder_.files.size());
+  const int64_t h = options_.height, w = options_.width;
+  // Channels-last: the same (B, 3, H, W) tensor whose memory is (B, H, W, 3), written pixel by pixel.
+  // Pinned memory needs the GPU runtime, present on a GPU case only: a CPU build never asks for it.
+  const auto opts = torch::TensorOptions().pinned_memory(options_.pin_memory && options_.dtype == at::kFloat);
+  torch::Tensor images = options_.channels_last ? torch::empty({b, h, w, 3}, opts).permute({0, 3, 1, 2})
+                                                : torch::empty({b, 3, h, w}, opts);
+  torch::Tensor labels = torch::empty({b}, opts.dtype(torch::kLong));
+  Batch out;
+  out.items.reserve(b);
+  float* base = images.data_ptr<float>();
+  for (int64_t k = 0; k < b; ++k) {
+    const int64_t position = index * b + k;
+    // A file that does not decode gives its place to the next one of the epoch's order.
+    bool ok = false;
+    for (int64_t tries = 0; tries < n && !ok; ++tries) {
+      const int64_t file = file_at(position + tries);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (bad_.count(file) != 0) continue;
+      }
+      ok = load(file, mix(options_.seed ^ 0x5eedULL, static_cast<uint64_t>(position + tries)), base + k * 3 * h * w,
+                times);
+      if (ok) {
+        labels.data_ptr<int64_t>()[k] = folder_.labels[file];
+        out.items.push_back(file);
+      }
+    }
+    if (!ok) {
+      throw std::runtime_error("--data " + folder_.root + ": no file decodes as a JPEG (the first that failed: " +
+                               first_bad_ + ")");
+    }
+    ++times.samples;
+  }
+  const auto t = Clock::now();
+  if (options_.dtype != at::kFloat) {
+    images = images.to(options_.dtype);  // keeps the memory format
+    if (options_.pin_memory) images = images.pin_memory();
+  }
+  times.copy_s += since(t);
+  out.tensors = {images, labels};
+  return out;
+}
+
+LoaderStats ImageFolderSource::describe() const {
+  LoaderStats s;
+  s.kind = "images";
+  s.source = folder_.root;
+  s.files = static_cast<int64_t>(folder_.files.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  s.skipped_files = static_cast<int64_t>(bad_.size());
+  s.first_skipped = first_bad_;
+  return s;
+}
+
+}  // namespace trainbench::data

@@ -1,0 +1,49 @@
+// Batches from an ImageFolder of JPEGs: each epoch is a shuffle of the files with a fixed seed, each
+// image is read from disk when its batch is made (nothing is loaded at start), decoded with DCT
+// scaling to what its random crop needs, augmented (data/augment.h) and written into the batch.
+// A file that does not decode is skipped and counted; the next file of the epoch takes its place.
+#pragma once
+#include <torch/torch.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "data/image_folder.h"
+#include "data/loader.h"
+
+namespace trainbench::data {
+
+struct ImageSourceOptions {
+  int64_t batch = 1;
+  int width = 224, height = 224;       // the crop's output size
+  bool channels_last = false;          // the batch's memory format: NCHW or channels-last
+  at::ScalarType dtype = at::kFloat;   // the dtype the case trains in (pure precisions)
+  uint64_t seed = 0;
+  bool pin_memory = false;             // GPU cases: page-locked batches, so the copy to the device is asynchronous
+};
+
+class ImageFolderSource final : public BatchSource {
+ public:
+  ImageFolderSource(ImageFolder folder, ImageSourceOptions options);
+  // {images (batch, 3, height, width), labels (batch, int64)}; items: the file indices.
+  Batch make(int64_t index, StageTimes& times) override;
+  LoaderStats describe() const override;
+  const ImageFolder& folder() const { return folder_; }
+
+  // The file at position `position` of the endless sequence of shuffled epochs (epoch = position / files).
+  int64_t file_at(int64_t position) const;
+
+ private:
+  // Decodes and augments file `file` into `dst`; false (the file counted as skipped) when it does not decode.
+  bool load(int64_t file, uint64_t sample_seed, float* dst, StageTimes& times);
+
+  ImageFolder folder_;
+  ImageSourceOptions options_;
+  uint64_t id_ = 0;
+  mutable std::mutex mu_;
+  std::set<int64_t> bad_;       // files that failed to decode
+  std::string first_bad_;
+};
+
+}  // namespace trainbench::data

@@ -1,0 +1,47 @@
+#include "data/source_check.h"
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "data/data_error.h"
+#include "data/image_folder.h"
+#include "data/token_file.h"
+
+namespace trainbench::data {
+
+void check_data_source(const std::string& model, const std::string& kind, const std::string& data,
+                       const std::string& dtype, std::optional<int64_t> vocab) {
+  if (data == "synthetic") return;
+  if (kind.empty()) throw DataError("--data " + data + ": " + model + " trains on synthetic data only");
+  if (data.find(':') != std::string::npos) {
+    throw DataError("--data " + data + ": a path with ':' cannot go in a case descriptor; link it elsewhere");
+  }
+  static std::mutex mu;
+  static std::map<std::string, int64_t> largest_id;  // token files already read: their largest id
+  static std::map<std::string, bool> folders;        // image folders already scanned
+  std::lock_guard<std::mutex> lock(mu);
+  std::error_code ec;
+  const bool is_dir = std::filesystem::is_directory(data, ec);
+  if (kind == "images") {
+    if (!is_dir && std::filesystem::exists(data, ec)) {
+      throw DataError("--data " + data + ": " + model + " trains on images: give a folder of class folders of JPEGs");
+    }
+    if (!folders.count(data)) {
+      (void)scan_image_folder(data);  // throws naming the path
+      folders[data] = true;
+    }
+    return;
+  }
+  if (is_dir) throw DataError("--data " + data + ": " + model + " trains on tokens: give a token file, not a folder");
+  const std::string key = data + "|" + dtype;
+  if (!largest_id.count(key)) {
+    TokenFile f(data, dtype);
+    int64_t top = 0;
+    for (int64_t i = 0; i < f.size(); ++i) top = std::max(top, f.at(i));
+    largest_id[key] = top;
+  }
+  if (vocab && largest_id[key] >= *vocab) TokenFile(data, dtype).check_vocab(*vocab);  // finds the first bad one
+}
+
+}  // namespace trainbench::data

@@ -1,0 +1,16 @@
+// The one check of a case's --data, run when the plan is made (before anything runs) and again in the
+// child that builds the workload: a path that is missing, of the wrong kind for the model, an empty
+// folder, or a token file with an id beyond the model's vocabulary is refused in one line naming it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace trainbench::data {
+
+// `kind`: the workload's data kind ("images", "tokens", "" for synthetic only); `vocab`: its vocabulary
+// size for tokens. Throws DataError. Results are cached per path, so a sweep scans each source once.
+void check_data_source(const std::string& model, const std::string& kind, const std::string& data,
+                       const std::string& dtype, std::optional<int64_t> vocab);
+
+}  // namespace trainbench::data

@@ -1,0 +1,37 @@
+// Tiny JPEG folders made at test time (TurboJPEG compress): no image fixtures in the repository.
+#pragma once
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "data/jpeg.h"
+
+namespace trainbench::test {
+
+// A smooth RGB gradient of w x h; `shade` tells images apart.
+inline std::vector<uint8_t> gradient_rgb(int w, int h, int shade) {
+  std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      uint8_t* p = &px[(static_cast<size_t>(y) * w + x) * 3];
+      p[0] = static_cast<uint8_t>((x * 255) / std::max(1, w - 1));
+      p[1] = static_cast<uint8_t>((y * 255) / std::max(1, h - 1));
+      p[2] = static_cast<uint8_t>(shade);
+    }
+  }
+  return px;
+}
+
+inline void write_bytes(const std::filesystem::path& p, const std::vector<uint8_t>& bytes) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+inline void write_jpeg(const std::filesystem::path& p, int w, int h, int shade) {
+  const auto px = gradient_rgb(w, h, shade);
+  write_bytes(p, data::encode_jpeg(px.data(), w, h, 90));
+}
+
+}  // namespace trainbench::test

@@ -1,0 +1,77 @@
+// The real-data commands end to end: make-data, run --data (the record's `data` object and the verdict
+// line), trainbench data, and bad --data input refused with exit 2 before anything runs.
+#include <gtest/gtest.h>
+
+#include "cli_util.h"
+#include "data/image_folder.h"
+#include "results/results_file.h"
+
+namespace trainbench {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace test;
+
+const std::string kFast = " --warmup 1 --min-steps 2 --min-time 0 --max-time 3 --max-noise 100";
+
+TEST(DataCli, MakeDataThenTrainOnItAndMeasureTheLoader) {
+  const fs::path dir = temp_dir("datacli", "train");
+  const fs::path photos = dir / "photos";
+  CmdResult r = run_trainbench("make-data " + photos.string() + " --images 12 --classes 3", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const data::ImageFolder f = data::scan_image_folder(photos.string());
+  EXPECT_EQ(f.classes, (std::vector<std::string>{"class000", "class001", "class002"}));
+  EXPECT_EQ(f.files.size(), 12u);
+  // Not mixed into an existing dataset.
+  EXPECT_EQ(run_trainbench("make-data " + photos.string() + " --images 2", dir).code, 2);
+
+  const fs::path out = dir / "r.json";
+  r = run_trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1 --data " + photos.string() +
+                         " --loader-threads 1" + kFast + " -o " + out.string(),
+                     dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const ResultsFile res = read_results(out.string());
+  ASSERT_EQ(res.benchmarks.size(), 1u);
+  const Record& b = res.benchmarks[0];
+  ASSERT_EQ(b.status, Status::ok) << b.error;
+  EXPECT_EQ(b.name, "mobilenet_v2:b2:fp32:nchw:t1:data=" + photos.string() + ":loader=1:cpu");
+  ASSERT_TRUE(b.data.has_value());
+  EXPECT_EQ(b.data->kind, "images");
+  EXPECT_EQ(b.data->files, 12);
+  EXPECT_EQ(b.data->loader_threads, 1);
+  EXPECT_GT(b.data->loader_samples_s, 0.0);
+  EXPECT_GT(b.data->model_samples_s, 0.0);
+  EXPECT_GE(b.data->wait_share, 0.0);
+  EXPECT_LE(b.data->wait_share, 1.0);
+  EXPECT_EQ(b.data->skipped_files, 0);
+  EXPECT_TRUE(b.data->verdict == "input-bound" || b.data->verdict == "compute-bound") << b.data->verdict;
+  EXPECT_NE(r.out.find(b.data->verdict + ": the loader delivers"), std::string::npos) << r.out;
+
+  r = run_trainbench("data --data " + photos.string() + " --batch 4 --loader-threads 1,2 --size 64 --epochs 2", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("images/s"), std::string::npos) << r.out;
+  EXPECT_EQ(count_lines(r.out), 1 + 1 + 4 + 2) << r.out;  // title, header, 2 threads x 2 epochs, 2 notes
+  fs::remove_all(dir);
+}
+
+TEST(DataCli, BadDataIsRefusedBeforeAnythingRuns) {
+  const fs::path dir = temp_dir("datacli", "bad");
+  fs::create_directories(dir / "empty");
+  const std::string base = "run --model resnet18 --batch 1 --device cpu -o " + (dir / "r.json").string();
+  CmdResult r = run_trainbench(base + " --data " + (dir / "missing").string(), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find((dir / "missing").string() + ": no such"), std::string::npos) << r.err;
+  r = run_trainbench(base + " --data " + (dir / "empty").string(), dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find((dir / "empty").string()), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  r = run_trainbench("run --model resnet18 --batch 1 --device cpu --loader-threads 2", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--loader-threads needs --data"), std::string::npos) << r.err;
+  r = run_trainbench("data --data " + (dir / "empty").string(), dir);
+  EXPECT_EQ(r.code, 2);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace trainbench
