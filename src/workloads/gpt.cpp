@@ -1,4 +1,4 @@
-// GPT-2 pre-training from scratch (models/gpt.h) on synthetic tokens: next-token cross-entropy over every
+// GPT-2 pre-training from scratch (models/gpt.h) on synthetic tokens or a token file (--data): next-token cross-entropy over every
 // position, as nanoGPT and llm.c train and benchmark it (input = seq tokens, targets = the same sequence
 // shifted by one). Dropout 0 by default (what both benchmark); `--set dropout=0.1` is GPT-2's.
 // Reports tokens/s, and MFU from model FLOPs by the PaLM formula (docs/methodology.md); with
@@ -10,6 +10,7 @@
 
 #include "core/flops.h"
 #include "core/value_rules.h"
+#include "data/token_source.h"
 #include "models/gpt.h"
 #include "workloads/study_models.h"
 #include "workloads/training.h"
@@ -48,10 +49,22 @@ class GptWorkload final : public detail::LossWorkload {
     model_ = models::Gpt(options);
     model_->to(dev);
     seed_batch();
-    // seq + 1 tokens per sequence: the input is the first seq, the targets the last seq.
-    const auto tokens = torch::randint(0, options.vocab(), {o.batch, seq + 1}, torch::TensorOptions(torch::kLong).device(dev));
-    input_ = tokens.narrow(1, 0, seq).contiguous();
-    targets_ = tokens.narrow(1, 1, seq).reshape({-1});
+    if (o.synthetic_data()) {
+      // seq + 1 tokens per sequence: the input is the first seq, the targets the last seq.
+      const auto tokens =
+          torch::randint(0, options.vocab(), {o.batch, seq + 1}, torch::TensorOptions(torch::kLong).device(dev));
+      input_ = tokens.narrow(1, 0, seq).contiguous();
+      targets_ = tokens.narrow(1, 1, seq).reshape({-1});
+    } else {
+      // --data FILE: windows of seq + 1 tokens of the file, targets shifted by one (data/token_source.h).
+      data::TokenSourceOptions so;
+      so.batch = o.batch;
+      so.seq = seq;
+      so.target = data::TokenTarget::next_token;
+      so.vocab = options.vocab();
+      so.seed = static_cast<uint64_t>(std::max<int64_t>(0, o.data_seed));
+      start_loader(data::open_token_source(o.data, o.data_dtype, so));  // the first batch, for the FLOP count
+    }
     // Counted without recomputation and with the explicit attention products (a fused kernel dispatches
     // no countable matmul): the step's own FLOPs. Linear in the batch, as for bert.
     StepFlops one;
@@ -82,6 +95,10 @@ class GptWorkload final : public detail::LossWorkload {
   double hardware_flops_per_step() const override { return hardware_flops_; }
 
  private:
+  void take_batch(std::vector<torch::Tensor>& t) override {
+    input_ = t[0];
+    targets_ = t[1].reshape({-1});
+  }
   torch::Tensor forward() override { return model_->forward(input_); }
   torch::Tensor loss(const torch::Tensor& logits) override {
     return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets_);
@@ -101,6 +118,7 @@ WorkloadInfo gpt_workload_info() {
   w.unit = "sequences/s";
   w.input = "seq 1024";
   w.default_batch = 8;
+  w.data_kind = "tokens";
   w.description =
       "GPT-2 pre-training from scratch, Hugging Face's GPT2LMHeadModel (small 124.4M, medium 354.8M, large 774.0M, "
       "xl 1557.6M params): next-token loss; tokens/s and MFU";
