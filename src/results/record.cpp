@@ -190,6 +190,7 @@ nlohmann::json to_json(const Record& r) {
   j["mean_power_w"] = number_or_null(r.mean_power_w);
   j["energy_source"] = r.energy_source ? nlohmann::json(*r.energy_source) : nlohmann::json(nullptr);
   j["dist"] = r.dist ? dist_to_json(*r.dist) : nlohmann::json(nullptr);
+  j["memory"] = r.memory ? memory_to_json(*r.memory) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -254,6 +255,7 @@ Record record_from_json(const nlohmann::json& j) {
   r.energy_source = get_optional_string_or_none(j, "energy_source");
   // Files written before data parallelism have no "dist": the case ran in one process.
   if (j.contains("dist") && !j["dist"].is_null()) r.dist = nested("dist", [&] { return dist_from_json(j["dist"]); });
+  if (j.contains("memory") && !j["memory"].is_null()) r.memory = nested("memory", [&] { return memory_from_json(j["memory"]); });
   check_values(r);
   return r;
 }

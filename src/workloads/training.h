@@ -66,6 +66,7 @@ class LossWorkload : public Workload {
   std::vector<torch::Tensor> trainable_parameters() const override { return params_; }
   std::vector<torch::Tensor> model_buffers() const override { return buffers_; }
   void set_gradient_sync(GradientSync* sync) override { sync_ = sync; }
+  void set_phase_observer(std::function<void(StepPhase)> observer) override { observer_ = std::move(observer); }
 
  protected:
   LossWorkload(const WorkloadOptions& options, std::string unit);
@@ -88,6 +89,7 @@ class LossWorkload : public Workload {
   std::vector<torch::Tensor> params_;
   std::vector<torch::Tensor> buffers_;
   GradientSync* sync_ = nullptr;
+  std::function<void(StepPhase)> observer_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
   torch::Tensor last_;

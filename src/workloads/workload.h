@@ -3,6 +3,7 @@
 // synchronises the device and reads the clock. Workloads know nothing of runners or results.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -46,6 +47,10 @@ class GradientSync {
   virtual void after_backward() = 0;   // backward returned: every .grad must hold the average when this returns
 };
 
+// Points inside a training step where src/memory reads the allocator: backward has returned (the
+// gradients exist), the optimizer step has returned (its state exists).
+enum class StepPhase { after_backward, after_optimizer_step };
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -70,6 +75,9 @@ class Workload {
   virtual std::vector<torch::Tensor> model_buffers() const { return {}; }
   // Called around every backward from now on; nullptr detaches. Not owned.
   virtual void set_gradient_sync(GradientSync* sync) {}
+  // Called at each StepPhase of every training step from now on; empty detaches. Measuring sets it for
+  // one untimed step only. Workloads that cannot report phases ignore it.
+  virtual void set_phase_observer(std::function<void(StepPhase)> observer) {}
 };
 
 // Builds the workload for `options` on its device. Throws std::invalid_argument for an unknown model
