@@ -6,7 +6,11 @@
 #include <torch/torch.h>
 #include <c10/core/CPUAllocator.h>
 
+#include <sys/wait.h>
+
 #include <atomic>
+#include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -251,6 +255,18 @@ TEST(MemorySize, PrintedAsPeopleWriteThem) {
   for (int64_t s : {int64_t{8} << 30, int64_t{24} << 30, int64_t{700} << 20}) {
     EXPECT_EQ(parse_size(format_size(s), "size"), s);
   }
+}
+
+TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
+  const std::string err = ::testing::TempDir() + "/trainbench_memory_bad_size.txt";
+  const std::string cmd = std::string(TRAINBENCH_EXE) + " memory --model resnet18 --fits 8G,8X 2> " + err;
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream in(err);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "trainbench: error: bad --fits size: '8X' is not a size like 8G, 16 GiB or 512M\n");
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::string print_memory(const Record& r) {
   }
   row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
       m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");
-  row("other (batch, workspace)", format_bytes(m.inputs_bytes), "the synthetic batch");
+  row("input batch", format_bytes(m.inputs_bytes), "synthetic, on the device");
   row(fmt::format("peak at batch {}", r.batch_size).c_str(), format_bytes(m.peak_bytes), "tensors, exact");
   if (m.max_rss_bytes > 0) row("max RSS", format_bytes(m.max_rss_bytes), "libraries and heap slack included");
   if (m.footprint_peak_bytes > 0) {
