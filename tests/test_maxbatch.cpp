@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "results/results_file.h"
 #include "runner/maxbatch.h"
+#include "runner/memory_estimate.h"
 
 namespace trainbench {
 namespace {
@@ -87,6 +89,93 @@ TEST(MaxBatch, AnErrorStopsTheSearch) {
   EXPECT_NE(m.failure.find("boom"), std::string::npos);
 }
 
+TEST(MaxBatchNear, AnExactPredictionCostsTwoTries) {
+  for (int64_t limit : {9, 37, 100, 1000}) {
+    FakeDevice dev{limit, {}};
+    const MaxBatchResult m = find_max_batch_near(base_case(), limit, 8, 1 << 20, std::ref(dev));
+    EXPECT_EQ(m.largest, limit);
+    EXPECT_EQ(dev.tried, (std::vector<int64_t>{limit, limit + 1}));
+  }
+}
+
+TEST(MaxBatchNear, FindsTheExactLimitFromAnyPrediction) {
+  for (int64_t limit : {1, 2, 9, 37, 100, 1000}) {
+    for (int64_t predicted : {1, 5, 30, 36, 38, 45, 90, 110, 2000}) {
+      FakeDevice dev{limit, {}};
+      const int64_t known = std::min<int64_t>(limit, 4) == limit ? 0 : 4;  // a batch known to train, if any
+      const MaxBatchResult m = find_max_batch_near(base_case(), predicted, known, 1 << 20, std::ref(dev));
+      EXPECT_EQ(m.largest, limit) << "limit " << limit << " predicted " << predicted;
+      EXPECT_EQ(m.tries.size(), dev.tried.size());
+      // Never a batch twice, never one known to train.
+      std::vector<int64_t> sorted = dev.tried;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+      for (int64_t b : dev.tried) EXPECT_GT(b, known);
+      // A prediction within 10% costs fewer tries than doubling from 1 does.
+      if (std::abs(predicted - limit) * 10 <= limit && limit >= 9) {
+        FakeDevice classic{limit, {}};
+        (void)find_max_batch(base_case(), 1, 1 << 20, std::ref(classic));
+        EXPECT_LT(dev.tried.size(), classic.tried.size()) << "limit " << limit << " predicted " << predicted;
+      }
+    }
+  }
+}
+
+TEST(MaxBatchNear, StopsAtTheBatchCap) {
+  FakeDevice dev{1000, {}};
+  const MaxBatchResult m = find_max_batch_near(base_case(), 5000, 8, 100, std::ref(dev));
+  EXPECT_EQ(m.largest, 100);
+  EXPECT_TRUE(m.hit_limit);
+  EXPECT_EQ(dev.tried, std::vector<int64_t>{100});
+}
+
+// A fake device whose tensor peak is 1000 + 300 b and whose footprint is 5000 + 400 b bytes.
+Record fake_memory_case(const Case& c) {
+  Record r;
+  r.name = c.descriptor();
+  r.batch_size = c.batch;
+  r.status = Status::ok;
+  MemoryInfo m;
+  m.peak_bytes = 1000 + 300 * c.batch;
+  m.footprint_peak_bytes = 5000 + 400 * c.batch;
+  r.memory = m;
+  return r;
+}
+
+TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000, 100}, 16, fake_memory_case);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  ASSERT_EQ(e.tries.size(), 3u);
+  // The fit rides on the largest batch's record; the others stay plain measurements.
+  EXPECT_FALSE(e.tries[0].memory->fit.has_value());
+  ASSERT_TRUE(e.tries[2].memory->fit.has_value());
+  const MemoryInfo& m = *e.summary.memory;
+  EXPECT_EQ(e.summary.batch_size, 8);
+  EXPECT_EQ(m.fixed_bytes, 1000);                      // tensor line
+  EXPECT_DOUBLE_EQ(m.activations_bytes_per_sample, 300.0);
+  EXPECT_DOUBLE_EQ(m.fit->fixed_bytes, 5000.0);        // footprint line: the predictions' basis
+  EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 400.0);
+  EXPECT_EQ(m.fit->basis, "address space");
+  ASSERT_EQ(m.predictions.size(), 2u);
+  EXPECT_EQ(m.predictions[0].largest_batch, 20);       // (13000 - 5000) / 400
+  EXPECT_TRUE(*m.predictions[0].requested_fits);       // 16: 11400 bytes
+  EXPECT_EQ(m.predictions[0].margin_bytes, 13000 - 11400);
+  EXPECT_EQ(m.predictions[1].largest_batch, 0);
+  EXPECT_EQ(m.requested_batch, 16);
+  EXPECT_FALSE(m.assumptions.empty());
+}
+
+TEST(MemoryEstimate, AFailedBatchGivesNoFit) {
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4}, {1 << 30}, 0, [](const Case& c) {
+    Record r = fake_memory_case(c);
+    if (c.batch == 4) r.status = Status::oom;
+    return r;
+  });
+  EXPECT_FALSE(e.fitted);
+  EXPECT_EQ(e.tries.size(), 2u);
+  EXPECT_NE(e.failure.find("batch 4: oom"), std::string::npos);
+}
+
 // The real thing: each try in its own child under a memory limit; b trains and b+1 (<= 2b) does not.
 TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   namespace fs = std::filesystem;
@@ -94,7 +183,7 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   fs::create_directories(dir);
   const fs::path out = dir / "mb.json";
   const std::string cmd = std::string(TRAINBENCH_EXE) +
-                          " maxbatch --model mobilenet_v2 --device cpu --memory-limit 700M"
+                          " maxbatch --no-predict --model mobilenet_v2 --device cpu --memory-limit 700M"
                           " --warmup 1 --min-steps 1 --min-time 0 --max-time 1 -o " + out.string() + " > " +
                           (dir / "out.txt").string() + " 2>&1";
   const int status = std::system(cmd.c_str());
@@ -114,6 +203,7 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
     if (r.status == Status::oom && r.batch_size == largest_ok + 1) next_one_ran_out = true;
   }
   EXPECT_TRUE(next_one_ran_out) << "b+1 (so also 2b) must have been tried and run out of memory";
+
   fs::remove_all(dir);
 }
 

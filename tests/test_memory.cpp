@@ -1,4 +1,4 @@
-// Activation memory of one ResNet-50 training step, counted by a CPU allocator that wraps LibTorch's:
+// Activation memory of one ResNet-50 training step, counted by trainbench's CPU allocator (which wraps LibTorch's):
 // our model must allocate what torchvision's layout does (in-place ReLU and `out += identity`). The
 // reference is written out here from torchvision's resnet.py, in both layouts, so the test also shows
 // that the measure tells them apart.
@@ -6,76 +6,17 @@
 
 #include <torch/torch.h>
 #include <torch/version.h>
-#include <c10/core/CPUAllocator.h>
 
 #include <algorithm>
 #include <functional>
-#include <mutex>
-#include <unordered_map>
 
+#include "memory/counting_allocator.h"
 #include "models/registry.h"
 
 namespace trainbench {
 namespace {
 
-// Counts the bytes LibTorch's CPU tensors take: live now, peak since reset(), allocated in all. Blocks
-// come from the wrapped allocator's raw interface (LibTorch also calls raw_allocate on the CPU
-// allocator, which needs the data pointer to be the deleter's context).
-class CountingAllocator final : public at::Allocator {
- public:
-  explicit CountingAllocator(at::Allocator* base) : base_(base) { instance_ = this; }
-  at::DataPtr allocate(size_t n) const override {
-    void* data = base_->raw_allocate(n);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      sizes_[data] = static_cast<int64_t>(n);
-      current_ += static_cast<int64_t>(n);
-      total_ += static_cast<int64_t>(n);
-      peak_ = std::max(peak_, current_);
-    }
-    return {data, data, &release, at::Device(at::DeviceType::CPU)};
-  }
-  at::DeleterFnPtr raw_deleter() const override { return &release; }
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
-  void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
-#endif
-  void reset() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    peak_ = current_;
-    total_ = 0;
-  }
-  int64_t current() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return current_;
-  }
-  int64_t peak() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return peak_;
-  }
-  int64_t total() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return total_;
-  }
-
- private:
-  static void release(void* data) {
-    CountingAllocator* self = instance_;
-    {
-      std::lock_guard<std::mutex> lock(self->mutex_);
-      const auto it = self->sizes_.find(data);
-      if (it != self->sizes_.end()) {
-        self->current_ -= it->second;
-        self->sizes_.erase(it);
-      }
-    }
-    self->base_->raw_deleter()(data);
-  }
-  static inline CountingAllocator* instance_ = nullptr;
-  at::Allocator* base_;
-  mutable std::mutex mutex_;
-  mutable std::unordered_map<void*, int64_t> sizes_;
-  mutable int64_t current_ = 0, peak_ = 0, total_ = 0;
-};
+using memory::CountingAllocator;
 
 // torchvision's Bottleneck (v1.5) and ResNet-50 trunk, with its in-place ops or without them.
 struct RefBottleneckImpl : torch::nn::Module {
@@ -150,24 +91,19 @@ StepMemory measure_step(CountingAllocator& counter, const std::function<torch::T
   const auto x = torch::randn({2, 3, 64, 64});
   const auto y = torch::randint(0, 1000, {2}, torch::kLong);
   StepMemory m;
-  const int64_t before = counter.current();
-  counter.reset();
+  const int64_t before = counter.current_bytes();
+  const int64_t total_before = counter.allocated_bytes_total();
+  counter.reset_peak();
   auto loss = torch::nn::functional::cross_entropy(forward(x), y);
-  m.forward_allocated = counter.total();
-  m.saved = counter.current() - before;
+  m.forward_allocated = counter.allocated_bytes_total() - total_before;
+  m.saved = counter.current_bytes() - before;
   loss.backward();  // gradients accumulate into .grad: the first step allocates them, later ones add
-  m.step_peak = counter.peak() - before;
+  m.step_peak = counter.peak_bytes() - before;
   return m;
 }
 
 TEST(ActivationMemory, ResNet50StepMatchesTorchvisionInPlaceLayout) {
-  static CountingAllocator counter(c10::GetCPUAllocator());
-  at::Allocator* previous = c10::GetCPUAllocator();
-  c10::SetCPUAllocator(&counter, /*priority=*/255);
-  struct Restore {
-    at::Allocator* previous;
-    ~Restore() { c10::SetCPUAllocator(previous, 255); }
-  } restore{previous};
+  CountingAllocator& counter = memory::install_counting_allocator();
 
   auto ours = models::find_model("resnet50")->make();
   RefResNet50 inplace(true), out_of_place(false);

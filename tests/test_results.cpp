@@ -472,7 +472,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                    "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
                                    "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist", "noise_target",
                                    "noise_target_met", "energy_j_per_sample", "mean_power_w", "energy_source",
-                                   "model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu", "data"}));
+                                   "model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu", "data", "memory"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n", "median_noise",
                                    "lag1_autocorrelation"}));
@@ -499,12 +499,14 @@ TEST(ResultsFile, WrittenKeysAreTheKeysDocumentedInJsonSchemaMd) {
   f.context = sample_context();
   f.benchmarks = {sample_dist_record()};
   f.benchmarks[0].data = DataInfo{};
+  f.benchmarks[0].memory = MemoryInfo{};
   const auto j = to_json(f);
   EXPECT_EQ(documented_keys("context"), keys_of(j["context"]));
   std::set<std::string> written = keys_of(j["benchmarks"][0]);
   for (const auto& k : keys_of(j["benchmarks"][0]["step_time_s"])) written.insert("step_time_s." + k);
   for (const auto& k : keys_of(j["benchmarks"][0]["dist"])) written.insert("dist." + k);
   for (const auto& k : keys_of(j["benchmarks"][0]["data"])) written.insert("data." + k);
+  for (const auto& k : keys_of(j["benchmarks"][0]["memory"])) written.insert("memory." + k);
   EXPECT_EQ(documented_keys("benchmarks[]"), written);
 }
 

@@ -188,6 +188,27 @@ int main_entry(int argc, char** argv) {
   mb.measure.max_time_s = 10.0;
   mb.measure.add_to(*mb_cmd);
 
+  mb_cmd->add_flag("--no-predict", mb.no_predict, "Search by doubling from --start, without a memory prediction first");
+
+  MemoryOptions mem;
+  CLI::App* mem_cmd = app.add_subcommand("memory", "Where a training step's memory goes, and the largest batch per memory size");
+  mem_cmd->add_option("--model,-m", mem.models, "Models, comma-separated")->required();
+  mem_cmd->add_option("--set", mem.sets, "Workload parameter key=value (comma list: one case each); repeatable");
+  mem_cmd->add_option("--device,-d", mem.devices, "Devices: cpu, cuda, cuda:N");
+  mem_cmd->add_option("--precision", mem.precisions, "fp32, fp16, bf16, fp16-pure, bf16-pure");
+  mem_cmd->add_option("--layout", mem.layouts, "nchw or nhwc");
+  mem_cmd->add_option("--optimizer", mem.optimizers, "sgd, momentum, adam, adamw");
+  mem_cmd->add_flag("--forward-only", mem.forward_only, "Inference instead of training");
+  mem_cmd->add_option("--batch,-b", mem.batch, "Say whether this batch fits each size, and by how much")->check(rule(kBatchSize));
+  mem_cmd->add_option("--fits", mem.fits, "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
+  mem_cmd->add_option("--measure-batches", mem.measure_batches, "Two or three increasing batches to measure for the fit");
+  mem_cmd->add_option("--output,-o", mem.output, "Results file with each measured batch (default: results/memory-<time>.json)");
+  mem.measure.warmup = 1;
+  mem.measure.min_steps = 2;
+  mem.measure.min_time_s = 0.0;
+  mem.measure.max_time_s = 10.0;
+  mem.measure.add_to(*mem_cmd);
+
   CompareOptions cmp;
   CLI::App* cmp_cmd = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
   cmp_cmd->add_option("files", cmp.files, "BASE.json OTHER.json [MORE.json ...]")->required();
@@ -279,7 +300,8 @@ int main_entry(int argc, char** argv) {
 
   try {
     // Limits set against each other on the command line (run also weighs a suite's: cmd_run).
-    for (const auto& [sub, flags] : {std::make_pair(mb_cmd, &mb.measure), std::make_pair(ex_cmd, &ex.measure)}) {
+    for (const auto& [sub, flags] : {std::make_pair(mb_cmd, &mb.measure), std::make_pair(ex_cmd, &ex.measure),
+                                     std::make_pair(mem_cmd, &mem.measure)}) {
       if (app.got_subcommand(sub)) check_limit_conflicts(*flags, limits_given(*sub));
     }
     if (app.got_subcommand(mb_cmd) && mb.start > mb.max_batch) {
@@ -292,6 +314,7 @@ int main_entry(int argc, char** argv) {
     if (app.got_subcommand(list_cmd)) return cmd_list(list_models);
     if (app.got_subcommand(run_cmd)) return cmd_run(run, *run_cmd);
     if (app.got_subcommand(mb_cmd)) return cmd_maxbatch(mb);
+    if (app.got_subcommand(mem_cmd)) return cmd_memory(mem);
     if (app.got_subcommand(cmp_cmd)) return cmd_compare(cmp);
     if (app.got_subcommand(rep_cmd)) return cmd_report(rep);
     if (app.got_subcommand(op_cmd)) return cmd_op(op);

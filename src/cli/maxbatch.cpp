@@ -11,6 +11,7 @@
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/maxbatch.h"
+#include "runner/memory_estimate.h"
 #include "runner/plan.h"
 
 namespace trainbench::cli {
@@ -29,17 +30,51 @@ int64_t available_memory_bytes() {
 
 }  // namespace
 
-MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
-                                bool* interrupted) {
-  const std::vector<std::string> child_flags = flags.child_args();
-  return find_max_batch(c, start, max_batch, [&](const Case& trial) {
+namespace {
+
+// One try in its own child, reported on stderr as it ends.
+std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool* interrupted) {
+  return [&flags, interrupted, child_flags = flags.child_args()](const Case& trial) {
     if (*interrupted) return failed_record(trial, "interrupted");
     Record r = run_case_isolated(trial, child_flags, flags.timeout_s, !flags.memory_limit.empty(), interrupted);
     std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
                              r.status == Status::ok ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
                                                     : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));
     return r;
-  });
+  };
+}
+
+// The batches measured for the prediction: two, so that with an exact prediction the whole search
+// is four tries (two to fit, the predicted batch, and one more).
+constexpr int64_t kFitBatches[] = {4, 8};
+
+}  // namespace
+
+MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
+                                bool* interrupted) {
+  return find_max_batch(c, start, max_batch, isolated_try(flags, interrupted));
+}
+
+MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
+                                          bool* interrupted, int64_t* predicted) {
+  *predicted = 0;
+  // Only a CPU case has a known limit to predict against (--memory-limit); a GPU's size minus its
+  // runtime's context is not known here.
+  const int64_t limit = flags.memory_limit.empty() ? 0 : parse_size(flags.memory_limit, "memory limit");
+  if (c.device.is_gpu() || limit <= 0 || max_batch < kFitBatches[1]) return search_max_batch(c, flags, start, max_batch, interrupted);
+  const auto run_one = isolated_try(flags, interrupted);
+  const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one);
+  MaxBatchResult m;
+  if (!e.fitted) {
+    // A small batch already failed: the classic search finds out from `start` what does fit.
+    m = search_max_batch(c, flags, start, max_batch, interrupted);
+  } else {
+    *predicted = e.summary.memory->predictions.front().largest_batch;
+    m = find_max_batch_near(c, *predicted, kFitBatches[1], max_batch, run_one);
+    if (m.largest == kFitBatches[1] && m.best.batch_size != m.largest) m.best = e.summary;
+  }
+  m.tries.insert(m.tries.begin(), e.tries.begin(), e.tries.end());
+  return m;
 }
 
 void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags) {
@@ -83,7 +118,9 @@ int cmd_maxbatch(MaxBatchOptions o) {
   int code = kExitOk;
   for (const auto& c : plan) {
     std::cerr << "maxbatch " << c.descriptor() << "\n";
-    const MaxBatchResult m = search_max_batch(c, o.measure, o.start, o.max_batch, &interrupted);
+    int64_t predicted = 0;
+    const MaxBatchResult m = o.no_predict ? search_max_batch(c, o.measure, o.start, o.max_batch, &interrupted)
+                                          : search_max_batch_predicted(c, o.measure, o.start, o.max_batch, &interrupted, &predicted);
     for (const auto& r : m.tries) results.benchmarks.push_back(r);
     std::string line;
     if (!m.failure.empty()) {
@@ -96,6 +133,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
                          m.hit_limit ? " (the --max-batch limit; larger may fit)" : "", m.best.throughput, m.best.unit,
                          m.best.name);
     }
+    if (predicted > 0) line += fmt::format("; predicted {}, {} tries", predicted, m.tries.size());
     summary.push_back(line);
     std::cout << line << std::endl;
     if (interrupted) break;

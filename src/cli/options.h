@@ -89,6 +89,18 @@ struct MaxBatchOptions {
   bool forward_only = false;
   int64_t start = 1;
   int64_t max_batch = 65536;
+  bool no_predict = false;  // --no-predict: the doubling search without a memory prediction
+  std::string output;
+  MeasureFlags measure;
+};
+
+struct MemoryOptions {
+  std::string models, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd";
+  std::vector<std::string> sets;
+  bool forward_only = false;
+  int64_t batch = 0;                       // --batch: does this batch fit each size? (0: not asked)
+  std::string fits;                        // --fits 8G,16G; empty: the device's own and common sizes
+  std::string measure_batches = "2,4,8";   // the batches measured for the fit
   std::string output;
   MeasureFlags measure;
 };
@@ -195,8 +207,14 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
 // Runs the batch search for `c`, each try isolated, printing one line per try on stderr.
 MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
                                 bool* interrupted);
+// search_max_batch after a memory prediction (CPU cases under a memory limit; others search as
+// before): two small batches fitted, then a narrow search around the predicted batch (*predicted;
+// 0 when none was made). Every try, the fitted ones first, is in the result.
+MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
+                                          bool* interrupted, int64_t* predicted);
 int cmd_run(RunOptions o, const CLI::App& sub);
 int cmd_maxbatch(MaxBatchOptions o);
+int cmd_memory(MemoryOptions o);
 // The device named (empty: the best one present); throws InputError when it is unknown or absent.
 DeviceSpec resolve_device(const std::string& text);
 // A comma list whose values must be among `allowed`; throws InputError naming `what`.

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cctype>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -29,6 +30,36 @@ std::string number_text_problem(const std::string& text, const NumberRule& r, do
   const std::string why = number_problem(errno == ERANGE && std::fabs(v) > 1.0 ? HUGE_VAL : v, r);
   if (!why.empty()) return shown + " " + why;
   if (out != nullptr) *out = v;
+  return "";
+}
+
+std::string size_text_problem(const std::string& text, int64_t* bytes) {
+  const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+  const std::string bad = "'" + shown + "' is not a size like 8G, 16 GiB or 512M";
+  // The number: digits with an optional fraction (no sign, exponent, nan or inf: none is a size).
+  size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
+  if (i == 0 || i > 30) return bad;
+  char* end = nullptr;
+  const std::string number = text.substr(0, i);
+  const double v = std::strtod(number.c_str(), &end);
+  if (end != number.c_str() + number.size()) return bad;
+  size_t u = i;
+  if (u < text.size() && text[u] == ' ') ++u;
+  std::string unit;
+  for (; u < text.size(); ++u) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[u])));
+  double mult = 0.0;
+  const double k = 1024.0;
+  if (unit.empty() || unit == "b") mult = 1.0;
+  else if (unit == "k" || unit == "kb" || unit == "kib") mult = k;
+  else if (unit == "m" || unit == "mb" || unit == "mib") mult = k * k;
+  else if (unit == "g" || unit == "gb" || unit == "gib") mult = k * k * k;
+  else if (unit == "t" || unit == "tb" || unit == "tib") mult = k * k * k * k;
+  if (mult == 0.0 || (unit.empty() && u > i)) return bad;  // a trailing space with no unit
+  // 2^60 bytes: any larger would overflow a byte count.
+  const std::string why = number_problem(v * mult, NumberRule{0.0, 1152921504606846976.0, true, false});
+  if (!why.empty()) return shown + " " + (v * mult > 1.0 ? "must be at most 1048576T" : "must be more than 0 bytes");
+  if (bytes != nullptr) *bytes = static_cast<int64_t>(v * mult);
   return "";
 }
 

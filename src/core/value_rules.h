@@ -3,6 +3,7 @@
 // (runner/case.cpp), a results file's records (results/record.cpp). A rule answers "" for a good value or a short, true reason ("must be > 0",
 // "must be between 0 and 1024"); the caller says where the value came from.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace trainbench {
@@ -33,5 +34,11 @@ std::string number_problem(double v, const NumberRule& rule);
 // Parses the whole of `text` as a number (decimal, optional exponent) and checks it: "" and *out set
 // when good, else "<text> <reason>" ("nan must be a finite number", "abc is not a number").
 std::string number_text_problem(const std::string& text, const NumberRule& rule, double* out = nullptr);
+
+// A memory size as people write it: a number with an optional binary unit, a space allowed between
+// them: "8G", "16 GiB", "512M", "1.5GB", "1000" (bytes). K, M, G and T (with or without B or iB) are
+// powers of 1024, as device makers mean them for memory. "" and *bytes set when good, else
+// "'<text>' is not a size like 8G, 16 GiB or 512M" or "<text> must be ...".
+std::string size_text_problem(const std::string& text, int64_t* bytes = nullptr);
 
 }  // namespace trainbench

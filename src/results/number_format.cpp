@@ -34,4 +34,17 @@ std::string format_bytes(int64_t bytes) {
   return format_significant(value) + " " + units[unit];
 }
 
+std::string format_size(int64_t bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes <= 0) return format_bytes(bytes);
+  int unit = 0;
+  int64_t v = bytes;
+  while (unit < 5 && v % 1024 == 0) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0 || v >= 1024) return format_bytes(bytes);
+  return fmt::format("{} {}", v, units[unit]);
+}
+
 }  // namespace trainbench

@@ -10,5 +10,8 @@ namespace trainbench {
 std::string format_significant(double x, int digits = 3);
 // 512 -> "512 B", 1536 -> "1.50 KiB", 3 << 30 -> "3.00 GiB"; negative (unknown) -> "-".
 std::string format_bytes(int64_t bytes);
+// A size as people write it: a whole number of a binary unit when it is one (8 << 30 -> "8 GiB",
+// 512 << 20 -> "512 MiB"), else format_bytes.
+std::string format_size(int64_t bytes);
 
 }  // namespace trainbench

@@ -243,6 +243,7 @@ nlohmann::json to_json(const Record& r) {
   j["mfu"] = number_or_null(r.mfu);
   j["hfu"] = number_or_null(r.hfu);
   j["data"] = r.data ? data_to_json(*r.data) : nlohmann::json(nullptr);
+  j["memory"] = r.memory ? memory_to_json(*r.memory) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -314,6 +315,7 @@ Record record_from_json(const nlohmann::json& j) {
   r.hfu = get_double_or(j, "hfu", std::numeric_limits<double>::quiet_NaN());
   // Synthetic data (and files before real data existed): null or absent.
   if (j.contains("data") && !j["data"].is_null()) r.data = nested("data", [&] { return data_from_json(j["data"]); });
+  if (j.contains("memory") && !j["memory"].is_null()) r.memory = nested("memory", [&] { return memory_from_json(j["memory"]); });
   check_values(r);
   return r;
 }

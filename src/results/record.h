@@ -12,6 +12,7 @@
 
 #include "core/failure.h"
 #include "core/statistics.h"
+#include "results/memory_info.h"
 
 namespace trainbench {
 
@@ -108,6 +109,7 @@ struct Record {
   std::optional<std::string> energy_source;  // nvml | rapl
   std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
   std::optional<DataInfo> data;   // --data cases only; null for synthetic data (and in older files)
+  std::optional<MemoryInfo> memory;  // where the bytes went (src/memory); null when not measured (older files)
 
   bool ok() const { return status == Status::ok; }
 };

@@ -49,4 +49,50 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
   return out;
 }
 
+MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
+                                   const std::function<Record(const Case&)>& run_one) {
+  MaxBatchResult out;
+  int64_t fits = std::max<int64_t>(0, known_fits);  // largest batch known to train
+  int64_t too_big = 0;                              // smallest batch known to run out of memory (0: none yet)
+  auto attempt = [&](int64_t batch) {
+    Case c = base;
+    c.batch = batch;
+    Record r = run_one(c);
+    out.tries.push_back(r);
+    if (r.status == Status::ok) {
+      fits = batch;
+      out.best = r;
+    } else if (r.status == Status::oom) {
+      too_big = batch;
+    } else {
+      out.failure = "batch " + std::to_string(batch) + ": " + r.error;
+      return false;
+    }
+    return true;
+  };
+  out.largest = fits;
+  if (fits >= max_batch) {
+    out.hit_limit = true;
+    return out;
+  }
+  bool going = attempt(std::clamp<int64_t>(predicted, fits + 1, max_batch));
+  // Bracket the limit: up from the batch that trained by 1, 2, 4, ...; or down from the one that did
+  // not, never below a batch known to train.
+  for (int64_t step = 1; going && too_big == 0; step *= 2) {
+    if (fits >= max_batch) {
+      out.hit_limit = true;
+      break;
+    }
+    going = attempt(std::min(fits + step, max_batch));
+  }
+  for (int64_t step = 1; going && too_big != 0 && too_big - step > fits; step *= 2) {
+    const int64_t before = fits;
+    going = attempt(too_big - step);
+    if (fits != before) break;  // it trained: the bracket is (fits, too_big)
+  }
+  while (going && too_big != 0 && too_big - fits > 1) going = attempt(fits + (too_big - fits) / 2);
+  out.largest = fits;
+  return out;
+}
+
 }  // namespace trainbench

@@ -11,6 +11,8 @@
 
 #include "core/device.h"
 #include "data/verdict.h"
+#include "memory/probe.h"
+#include "memory/step_memory.h"
 #include "runner/step_sampler.h"
 #include "workloads/registry.h"
 
@@ -76,6 +78,7 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     (void)y.sum().item<float>();
   }
   // RLIMIT_AS would also cap a GPU runtime's huge virtual mappings: the limit is for CPU cases only.
+  memory::mark_case_start();  // the memory limit and the recorded footprint count from here
   if (s.memory_limit_bytes > 0 && !c.device.is_gpu()) {
     struct rlimit lim {};
     lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(current_address_space_bytes() + s.memory_limit_bytes);
@@ -92,10 +95,13 @@ Record measure_workload(const Case& c, const MeasureSettings& m,
                         const std::function<std::unique_ptr<Workload>()>& build) {
   Record r = case_record(c);
   r.threads = at::get_num_threads();
+  std::optional<memory::StepMemoryMeter> meter;
   try {
     torch::manual_seed(0);
     reset_peak_memory(c.device);
+    meter.emplace(c.device);
     std::unique_ptr<Workload> w = build();
+    meter->after_build(*w);
     r.parameters = w->parameters();
     r.flops_per_step = w->flops_per_step();
     r.model_flops_per_step = w->model_flops_per_step();
@@ -123,6 +129,7 @@ Record measure_workload(const Case& c, const MeasureSettings& m,
   }
   r.peak_memory_bytes = peak_memory_bytes(c.device);
   r.peak_reserved_bytes = peak_reserved_bytes(c.device);
+  if (meter) r.memory = meter->finish(c.batch);
   return r;
 }
 

@@ -205,28 +205,10 @@ double checked_number(const std::string& text, const NumberRule& rule, const std
 }
 
 int64_t parse_size(const std::string& text, const std::string& what) {
-  size_t used = 0;
-  double v = 0.0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw InputError("bad " + what + " '" + text + "' (expected a size like 4G, 512M or bytes)");
-  }
-  std::string unit = text.substr(used);
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  double mult = 0.0;
-  if (unit.empty() || unit == "b") mult = 1.0;
-  else if (unit == "k" || unit == "kb" || unit == "kib") mult = 1024.0;
-  else if (unit == "m" || unit == "mb" || unit == "mib") mult = 1024.0 * 1024.0;
-  else if (unit == "g" || unit == "gb" || unit == "gib") mult = 1024.0 * 1024.0 * 1024.0;
-  else if (unit == "t" || unit == "tb" || unit == "tib") mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
-  if (mult == 0.0 || !(v > 0.0) || !std::isfinite(v)) {
-    throw InputError("bad " + what + " '" + text + "' (expected a size like 4G, 512M or bytes)");
-  }
-  if (v * mult > 1152921504606846976.0) {  // 2^60 bytes: any larger would overflow a byte count
-    throw InputError("bad " + what + " '" + text + "' (must be at most 1048576T)");
-  }
-  return static_cast<int64_t>(v * mult);
+  int64_t bytes = 0;
+  const std::string why = size_text_problem(text, &bytes);
+  if (!why.empty()) throw InputError("bad " + what + ": " + why);
+  return bytes;
 }
 
 }  // namespace trainbench

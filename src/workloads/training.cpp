@@ -184,12 +184,15 @@ void LossWorkload::step() {
   if (scaler_) {
     scaler_->scale(l).backward();
     if (sync_ != nullptr) sync_->after_backward();
+    if (observer_) observer_(StepPhase::after_backward);
     scaler_->step(*optimizer_, params_);
   } else {
     l.backward();
     if (sync_ != nullptr) sync_->after_backward();
+    if (observer_) observer_(StepPhase::after_backward);
     optimizer_->step();
   }
+  if (observer_) observer_(StepPhase::after_optimizer_step);
   last_ = l.detach();
 }
 

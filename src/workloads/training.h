@@ -69,6 +69,7 @@ class LossWorkload : public Workload {
   void set_gradient_sync(GradientSync* sync) override { sync_ = sync; }
   void next_batch() override;
   std::optional<LoaderStats> loader_stats() const override;
+  void set_phase_observer(std::function<void(StepPhase)> observer) override { observer_ = std::move(observer); }
 
  protected:
   // Real data: starts the loader's threads on `source` (options_.loader_threads, 0: the default) and
@@ -96,6 +97,7 @@ class LossWorkload : public Workload {
   std::vector<torch::Tensor> params_;
   std::vector<torch::Tensor> buffers_;
   GradientSync* sync_ = nullptr;
+  std::function<void(StepPhase)> observer_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
   std::unique_ptr<data::Loader> loader_;  // --data only

@@ -3,6 +3,7 @@
 // synchronises the device and reads the clock. Workloads know nothing of runners or results.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -55,6 +56,10 @@ class GradientSync {
   virtual void after_backward() = 0;   // backward returned: every .grad must hold the average when this returns
 };
 
+// Points inside a training step where src/memory reads the allocator: backward has returned (the
+// gradients exist), the optimizer step has returned (its state exists).
+enum class StepPhase { after_backward, after_optimizer_step };
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -89,6 +94,9 @@ class Workload {
   virtual void next_batch() {}
   // The input pipeline's counters so far; nullopt for synthetic data.
   virtual std::optional<LoaderStats> loader_stats() const { return std::nullopt; }
+  // Called at each StepPhase of every training step from now on; empty detaches. Measuring sets it for
+  // one untimed step only. Workloads that cannot report phases ignore it.
+  virtual void set_phase_observer(std::function<void(StepPhase)> observer) {}
 };
 
 // Builds the workload for `options` on its device. Throws std::invalid_argument for an unknown model

@@ -1,0 +1,97 @@
+// `trainbench memory`: where a training step's bytes go and, from a fit over two or three small
+// batches (each its own child), the largest batch per memory size (docs/memory.md).
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "results/printer_memory.h"
+#include "results/results_file.h"
+#include "runner/child.h"
+#include "runner/memory_estimate.h"
+#include "runner/plan.h"
+
+namespace trainbench::cli {
+namespace {
+
+int64_t physical_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  int64_t kb = 0;
+  while (in >> key >> kb >> unit) {
+    if (key == "MemTotal:") return kb * 1024;
+  }
+  return 0;
+}
+
+// --fits as given, else this device's own size (CPU: the --memory-limit, or physical memory) and the
+// sizes of common accelerators.
+std::vector<int64_t> fit_sizes(const std::string& text, const MeasureFlags& flags, bool any_cpu) {
+  std::vector<int64_t> sizes;
+  if (!text.empty()) {
+    for (const auto& s : split_list(text, "fits")) sizes.push_back(parse_size(s, "--fits size"));
+    return sizes;
+  }
+  if (any_cpu) {
+    const int64_t own = flags.memory_limit.empty() ? physical_memory_bytes() : parse_size(flags.memory_limit, "memory limit");
+    if (own > 0) sizes.push_back(own);
+  }
+  for (int g : {8, 16, 24, 40, 80}) sizes.push_back(int64_t{g} << 30);
+  return sizes;
+}
+
+}  // namespace
+
+int cmd_memory(MemoryOptions o) {
+  Sweep s;
+  s.models = split_list(o.models, "model");
+  s.params = params_product(parse_sets(o.sets));
+  const std::vector<int64_t> batches = parse_int_list(o.measure_batches, "--measure-batches");
+  if (batches.size() < 2 || batches.size() > 3) throw InputError("--measure-batches: give two or three batches");
+  for (size_t i = 1; i < batches.size(); ++i) {
+    if (batches[i] <= batches[i - 1]) throw InputError("--measure-batches: give increasing batches, e.g. 2,4,8");
+  }
+  s.batches = {batches.front()};
+  s.precisions = split_list(o.precisions, "precision");
+  s.layouts = split_list(o.layouts, "layout");
+  s.optimizers = split_list(o.optimizers, "optimizer");
+  if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
+  s.forward_only = o.forward_only;
+  const std::vector<Case> plan = make_plan(s);
+  bool any_cpu = false;
+  for (const auto& c : plan) any_cpu = any_cpu || !c.device.is_gpu();
+  const std::vector<int64_t> sizes = fit_sizes(o.fits, o.measure, any_cpu);
+  (void)o.measure.resolve();
+  if (o.output.empty()) o.output = default_output_path("memory");
+  check_writable(o.output);
+
+  ResultsFile results;
+  results.context = collect_context(configure_threads(0), plan.front().device.str());
+  results.context.cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
+  install_interrupt_handlers();
+  bool interrupted = false;
+  int code = kExitOk;
+  const std::vector<std::string> child_flags = o.measure.child_args();
+  for (const auto& c : plan) {
+    std::cerr << "memory " << c.descriptor() << "\n";
+    const MemoryEstimate e = estimate_memory(c, batches, sizes, o.batch, [&](const Case& trial) {
+      if (interrupted) return failed_record(trial, "interrupted");
+      Record r = run_case_isolated(trial, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
+      std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
+      return r;
+    });
+    for (const auto& r : e.tries) results.benchmarks.push_back(r);
+    if (e.fitted) {
+      std::cout << print_memory(e.summary) << std::endl;
+    } else {
+      std::cout << fmt::format("{}: no fit: {}\n", c.model, e.failure) << std::endl;
+      code = kExitFailure;
+    }
+    if (interrupted) break;
+  }
+  write_results_atomic(o.output, results);
+  std::cerr << fmt::format("results: {}\n", o.output);
+  return interrupted ? 130 : code;
+}
+
+}  // namespace trainbench::cli

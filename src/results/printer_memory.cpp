@@ -1,0 +1,69 @@
+#include "results/printer_memory.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "results/number_format.h"
+
+namespace trainbench {
+namespace {
+
+std::string bytes_or_dash(double v) { return std::isfinite(v) ? format_bytes(static_cast<int64_t>(std::llround(v))) : "-"; }
+
+}  // namespace
+
+std::string print_memory(const Record& r) {
+  if (!r.memory) return "";
+  const MemoryInfo& m = *r.memory;
+  std::string out = fmt::format("{} ({})\n", r.name, m.source);
+  auto row = [&](const char* what, const std::string& value, const std::string& note = "") {
+    out += fmt::format("  {:<26}{:>12}{}\n", what, value, note.empty() ? "" : "  " + note);
+  };
+  row("parameters + buffers", format_bytes(m.parameters_bytes));
+  row("gradients", format_bytes(m.gradients_bytes), "left live by the first backward");
+  row("optimizer state", format_bytes(m.optimizer_bytes), r.optimizer);
+  if (m.fit) {
+    row("fixed (fit)", format_bytes(m.fixed_bytes), "tensor peak at batch 0");
+  } else {
+    row("fixed", format_bytes(m.fixed_bytes), "parameters + gradients + optimizer");
+  }
+  row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
+      m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");
+  row("input batch", format_bytes(m.inputs_bytes), "synthetic, on the device");
+  row(fmt::format("peak at batch {}", r.batch_size).c_str(), format_bytes(m.peak_bytes), "tensors, exact");
+  if (m.max_rss_bytes > 0) row("max RSS", format_bytes(m.max_rss_bytes), "libraries and heap slack included");
+  if (m.footprint_peak_bytes > 0) {
+    row(r.device.rfind("cuda", 0) == 0 ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes));
+  }
+  if (!m.fit) return out;
+  const MemoryFit& f = *m.fit;
+  std::string points;
+  for (size_t i = 0; i < f.batches.size(); ++i) {
+    points += fmt::format("{}b{}: {}", i == 0 ? "" : ", ", f.batches[i], format_bytes(f.peaks[i]));
+  }
+  out += fmt::format("  fit ({}): {} + {} x batch   [{}]\n", f.basis, bytes_or_dash(f.fixed_bytes),
+                     bytes_or_dash(f.per_sample_bytes), points);
+  if (std::isnan(f.linearity_error)) {
+    out += "  linearity: not checked (two batches)\n";
+  } else if (f.linear) {
+    out += fmt::format("  linearity: ok (the smallest batch is {:.1f}% off the line)\n", 100.0 * f.linearity_error);
+  } else {
+    out += fmt::format("  linearity: NOT LINEAR: the smallest batch is {:.1f}% off the line (a workspace that grows in "
+                       "steps?); predictions are rough\n", 100.0 * f.linearity_error);
+  }
+  if (m.predictions.empty()) return out;
+  out += fmt::format("  {:>10}  {:>14}{}\n", "memory", "largest batch",
+                     m.requested_batch > 0 ? fmt::format("  batch {}", m.requested_batch) : "");
+  for (const auto& p : m.predictions) {
+    std::string verdict;
+    if (p.requested_fits) {
+      verdict = *p.requested_fits ? fmt::format("  fits, {} to spare", format_bytes(p.margin_bytes))
+                                  : fmt::format("  does not fit, {} short", format_bytes(-p.margin_bytes));
+    }
+    out += fmt::format("  {:>10}  {:>14}{}\n", format_size(p.size_bytes), p.largest_batch, verdict);
+  }
+  return out;
+}
+
+}  // namespace trainbench

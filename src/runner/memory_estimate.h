@@ -1,0 +1,33 @@
+// Predicting memory from measurements: run a case at two or three small batches (each a whole case,
+// in its own child when run by the CLI), fit peak(b) = fixed + per_sample x b (memory/fit.h) and
+// predict the largest batch for each memory size. Returns data only.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/record.h"
+#include "runner/case.h"
+
+namespace trainbench {
+
+struct MemoryEstimate {
+  std::vector<Record> tries;  // one per measured batch, in order; the largest ok one carries the fit
+  std::string failure;        // non-empty when a measured batch did not train (no fit then)
+  bool fitted = false;
+  Record summary;             // == the try that carries the fit (valid when fitted)
+};
+
+// Measures `base` at each of `batches` with `run_one` and, when every one trains, fits the peak
+// against the batch on two bases: the exact tensor bytes (memory.fixed_bytes and
+// memory.activations_bytes_per_sample) and the footprint a limit sees (memory.fit, from which the
+// predictions for `sizes` come). `requested_batch` > 0: each prediction says whether it fits.
+MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
+                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one);
+
+// What the predictions assume, stored with them (docs/memory.md).
+std::string prediction_assumptions(const DeviceSpec& device);
+
+}  // namespace trainbench

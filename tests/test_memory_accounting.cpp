@@ -1,0 +1,273 @@
+// The memory accounting: the counting CPU allocator (exact, thread-safe), the phase breakdown of a
+// tiny MLP against bytes worked out by hand from its shapes, the fit model on synthetic points, and
+// memory sizes as people write them.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+#include <c10/core/CPUAllocator.h>
+
+#include <sys/wait.h>
+
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "core/value_rules.h"
+#include "memory/counting_allocator.h"
+#include "memory/fit.h"
+#include "results/number_format.h"
+#include "runner/measure.h"
+#include "runner/plan.h"
+#include "workloads/training.h"
+
+namespace trainbench {
+namespace {
+
+TEST(CountingAllocator, CountsAKnownAllocationExactly) {
+  memory::CountingAllocator& counter = memory::install_counting_allocator();
+  const int64_t before = counter.current_bytes();
+  const int64_t total_before = counter.allocated_bytes_total();
+  const int64_t blocks_before = counter.live_blocks();
+  counter.reset_peak();
+  {
+    // 1000 floats and 300 doubles: 4000 + 2400 bytes, two blocks.
+    const auto a = torch::empty({1000}, torch::kFloat);
+    const auto b = torch::empty({10, 30}, torch::kDouble);
+    EXPECT_EQ(counter.current_bytes() - before, 6400);
+    EXPECT_EQ(counter.live_blocks() - blocks_before, 2);
+    const auto view = a.narrow(0, 10, 100);  // a view shares a's storage: no allocation
+    EXPECT_EQ(counter.current_bytes() - before, 6400);
+  }
+  EXPECT_EQ(counter.current_bytes(), before);
+  EXPECT_EQ(counter.live_blocks(), blocks_before);
+  EXPECT_EQ(counter.peak_bytes() - before, 6400);
+  EXPECT_EQ(counter.allocated_bytes_total() - total_before, 6400);
+}
+
+TEST(CountingAllocator, IsTheAllocatorLibTorchUses) {
+  memory::CountingAllocator& counter = memory::install_counting_allocator();
+  EXPECT_EQ(c10::GetCPUAllocator(), &counter);
+  EXPECT_EQ(&memory::install_counting_allocator(), &counter);  // installed once
+  const int64_t before = counter.current_bytes();
+  // An op's output comes from it too: a 64 x 64 float product is 16384 bytes.
+  const auto x = torch::ones({64, 64});
+  const auto y = torch::mm(x, x);
+  EXPECT_EQ(counter.current_bytes() - before, 2 * 64 * 64 * 4);
+}
+
+TEST(CountingAllocator, ManyThreadsAllocatingAtOnceKeepExactCounts) {
+  memory::CountingAllocator& counter = memory::install_counting_allocator();
+  const int64_t before = counter.current_bytes();
+  counter.reset_peak();
+  constexpr int kThreads = 8, kHeld = 16, kChurn = 2000;
+  constexpr int64_t kBytes = 4096;  // each held tensor: 1024 floats
+  std::atomic<int> holding{0};
+  std::atomic<bool> release{false};
+  std::atomic<int64_t> seen_while_all_hold{-1};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<torch::Tensor> held;
+      for (int i = 0; i < kChurn; ++i) {
+        // Allocate and free blocks of varied sizes while the others do the same.
+        auto tmp = torch::empty({1 + (i * 7 + t) % 300}, torch::kFloat);
+        if (i % (kChurn / kHeld) == 0) held.push_back(torch::empty({kBytes / 4}, torch::kFloat));
+      }
+      ASSERT_EQ(held.size(), static_cast<size_t>(kHeld));
+      if (holding.fetch_add(1) + 1 == kThreads) seen_while_all_hold = counter.current_bytes();
+      while (!release.load()) std::this_thread::yield();
+    });
+  }
+  while (holding.load() < kThreads) std::this_thread::yield();
+  const int64_t all_held = counter.current_bytes();
+  release = true;
+  for (auto& th : threads) th.join();
+  // While every thread held its tensors (and nothing else was live), exactly their bytes were counted.
+  EXPECT_EQ(all_held - before, int64_t{kThreads} * kHeld * kBytes);
+  EXPECT_EQ(seen_while_all_hold.load() - before, int64_t{kThreads} * kHeld * kBytes);
+  EXPECT_EQ(counter.current_bytes(), before);
+  EXPECT_GE(counter.peak_bytes() - before, int64_t{kThreads} * kHeld * kBytes);
+}
+
+// A two-layer perceptron, 8 -> 16 -> 4, trained on a synthetic batch with cross-entropy.
+struct TinyMlpImpl : torch::nn::Module {
+  TinyMlpImpl() {
+    fc1 = register_module("fc1", torch::nn::Linear(8, 16));
+    fc2 = register_module("fc2", torch::nn::Linear(16, 4));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+TORCH_MODULE(TinyMlp);
+
+class MlpWorkload final : public detail::LossWorkload {
+ public:
+  explicit MlpWorkload(const WorkloadOptions& o) : LossWorkload(o, "samples/s") {
+    model_ = TinyMlp();
+    seed_batch();
+    x_ = torch::randn({o.batch, 8});
+    y_ = torch::randint(0, 4, {o.batch}, torch::kLong);
+    finish_setup(*model_, StepFlops{}, 212, 0, {&x_});
+  }
+
+ private:
+  torch::Tensor forward() override { return model_->forward(x_); }
+  torch::Tensor loss(const torch::Tensor& out) override { return torch::nn::functional::cross_entropy(out, y_); }
+  TinyMlp model_{nullptr};
+  torch::Tensor x_, y_;
+};
+
+Record measure_mlp(const std::string& optimizer, int64_t batch) {
+  Case c;
+  c.model = "mlp";
+  c.batch = batch;
+  c.optimizer = optimizer;
+  MeasureSettings m;
+  m.warmup_steps = 1;
+  m.min_steps = 2;
+  m.min_time_s = 0.0;
+  m.max_time_s = 1.0;
+  WorkloadOptions o;
+  o.model = "mlp";
+  o.batch = batch;
+  o.optimizer = optimizer;
+  return measure_workload(c, m, [&] { return std::make_unique<MlpWorkload>(o); });
+}
+
+// By hand from the shapes: fc1 has 8 x 16 weights + 16 biases, fc2 16 x 4 + 4: 212 fp32 numbers,
+// 848 bytes. Backward leaves one gradient of each (848 bytes) and the 0-d fp32 loss (4 bytes) live.
+// Adam keeps two moments per parameter (exp_avg, exp_avg_sq: 2 x 848); SGD with momentum one buffer
+// (848); plain SGD nothing. The batch: b x 8 fp32 inputs and b int64 labels.
+constexpr int64_t kMlpParamBytes = (8 * 16 + 16 + 16 * 4 + 4) * 4;
+
+TEST(MemoryBreakdown, TinyMlpMatchesBytesFromItsShapes) {
+  const int64_t batch = 3;
+  const Record adam = measure_mlp("adam", batch);
+  ASSERT_EQ(adam.status, Status::ok) << adam.error;
+  ASSERT_TRUE(adam.memory.has_value());
+  const MemoryInfo& m = *adam.memory;
+  EXPECT_EQ(m.source, "counting allocator");
+  EXPECT_EQ(m.parameters_bytes, kMlpParamBytes);
+  EXPECT_EQ(m.inputs_bytes, batch * 8 * 4 + batch * 8);
+  EXPECT_EQ(m.gradients_bytes, kMlpParamBytes + 4);
+  EXPECT_EQ(m.optimizer_bytes, 2 * kMlpParamBytes);
+  EXPECT_EQ(m.fixed_bytes, m.parameters_bytes + m.gradients_bytes + m.optimizer_bytes);
+  // The peak holds at least the model, its state and the batch, plus the forward's activations.
+  EXPECT_GT(m.peak_bytes, m.fixed_bytes + m.inputs_bytes);
+  EXPECT_DOUBLE_EQ(m.activations_bytes_per_sample, static_cast<double>(m.peak_bytes - m.fixed_bytes) / batch);
+  EXPECT_GT(m.max_rss_bytes, m.peak_bytes);
+
+  const Record momentum = measure_mlp("momentum", batch);
+  ASSERT_TRUE(momentum.memory.has_value());
+  EXPECT_EQ(momentum.memory->optimizer_bytes, kMlpParamBytes);
+  const Record sgd = measure_mlp("sgd", batch);
+  ASSERT_TRUE(sgd.memory.has_value());
+  EXPECT_EQ(sgd.memory->optimizer_bytes, 0);
+  EXPECT_EQ(sgd.memory->gradients_bytes, kMlpParamBytes + 4);
+}
+
+TEST(MemoryBreakdown, SurvivesTheRecordsJson) {
+  const Record r = measure_mlp("adam", 2);
+  ASSERT_TRUE(r.memory.has_value());
+  const Record back = record_from_json(to_json(r));
+  ASSERT_TRUE(back.memory.has_value());
+  EXPECT_EQ(to_json(back), to_json(r));
+  // A file written before the field reads as "not measured".
+  nlohmann::json old = to_json(r);
+  old.erase("memory");
+  EXPECT_FALSE(record_from_json(old).memory.has_value());
+  old["memory"] = to_json(r)["memory"];
+  old["memory"]["peak_bytes"] = -5;
+  EXPECT_THROW(record_from_json(old), std::runtime_error);
+}
+
+TEST(MemoryFit, RecoversALineAndPredictsTheLargestBatch) {
+  // peak(b) = 1000 + 300 b, measured at 2, 4 and 8.
+  const MemoryFit f = memory::fit_memory({8, 2, 4}, {3400, 1600, 2200}, "tensors");
+  EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 4, 8}));
+  EXPECT_DOUBLE_EQ(f.per_sample_bytes, 300.0);
+  EXPECT_DOUBLE_EQ(f.fixed_bytes, 1000.0);
+  EXPECT_DOUBLE_EQ(f.linearity_error, 0.0);
+  EXPECT_TRUE(f.linear);
+  // 10000 bytes: (10000 - 1000) / 300 = 30 exactly; one byte less: 29.
+  EXPECT_EQ(memory::predict(f, 10000).largest_batch, 30);
+  EXPECT_EQ(memory::predict(f, 9999).largest_batch, 29);
+  EXPECT_EQ(memory::predict(f, 1200).largest_batch, 0);  // not even one sample (1300 bytes)
+  const MemoryPrediction p = memory::predict(f, 10000, 20);
+  ASSERT_TRUE(p.requested_fits.has_value());
+  EXPECT_TRUE(*p.requested_fits);
+  EXPECT_EQ(p.margin_bytes, 10000 - 7000);
+  EXPECT_FALSE(*memory::predict(f, 10000, 31).requested_fits);
+  EXPECT_EQ(memory::predict(f, 10000, 31).margin_bytes, -300);
+}
+
+TEST(MemoryFit, SaysWhenTheThirdPointIsOffTheLine) {
+  // A workspace that steps up by 1000 bytes between batch 2 and 4: the line through 4 and 8
+  // (2000 + 300 b) gives 2600 at batch 2, measured 1600: 1000 / 1600 off.
+  const MemoryFit f = memory::fit_memory({2, 4, 8}, {1600, 3200, 4400}, "tensors");
+  EXPECT_DOUBLE_EQ(f.per_sample_bytes, 300.0);
+  EXPECT_DOUBLE_EQ(f.fixed_bytes, 2000.0);
+  EXPECT_NEAR(f.linearity_error, 1000.0 / 1600.0, 1e-12);
+  EXPECT_FALSE(f.linear);
+  // Two points check nothing.
+  const MemoryFit two = memory::fit_memory({2, 4}, {1600, 2200}, "tensors");
+  EXPECT_TRUE(std::isnan(two.linearity_error));
+  EXPECT_TRUE(two.linear);
+  EXPECT_THROW(memory::fit_memory({4, 4}, {1, 2}, "tensors"), std::invalid_argument);
+  EXPECT_THROW(memory::fit_memory({4}, {1}, "tensors"), std::invalid_argument);
+}
+
+TEST(MemoryFit, AFlatLineIsCappedNotInfinite) {
+  const MemoryFit f = memory::fit_memory({2, 4}, {1000, 1000}, "tensors");
+  EXPECT_EQ(memory::predict(f, 2000).largest_batch, memory::kMaxPredictedBatch);
+  EXPECT_EQ(memory::predict(f, 500).largest_batch, 0);
+}
+
+TEST(MemorySize, ParsedAsPeopleWriteThem) {
+  int64_t b = 0;
+  EXPECT_EQ(size_text_problem("8G", &b), "");
+  EXPECT_EQ(b, int64_t{8} << 30);
+  EXPECT_EQ(size_text_problem("16 GiB", &b), "");
+  EXPECT_EQ(b, int64_t{16} << 30);
+  EXPECT_EQ(size_text_problem("512M", &b), "");
+  EXPECT_EQ(b, int64_t{512} << 20);
+  EXPECT_EQ(size_text_problem("1.5GB", &b), "");
+  EXPECT_EQ(b, int64_t{3} << 29);
+  EXPECT_EQ(size_text_problem("1000", &b), "");
+  EXPECT_EQ(b, 1000);
+  for (const char* bad : {"", "G", "8X", "-8G", "8 ", "8  G", "nan", "inf", "1e9", "0G", "8G8", " 8G"}) {
+    EXPECT_NE(size_text_problem(bad), "") << bad;
+  }
+  EXPECT_NE(size_text_problem("99999999T"), "");
+  EXPECT_THROW(parse_size("8 gigs", "--fits"), InputError);
+  EXPECT_EQ(parse_size("16 GiB", "--fits"), int64_t{16} << 30);
+}
+
+TEST(MemorySize, PrintedAsPeopleWriteThem) {
+  EXPECT_EQ(format_size(int64_t{8} << 30), "8 GiB");
+  EXPECT_EQ(format_size(int64_t{80} << 30), "80 GiB");
+  EXPECT_EQ(format_size(int64_t{512} << 20), "512 MiB");
+  EXPECT_EQ(format_size(int64_t{3} << 29), "1.50 GiB");  // not a whole number of GiB
+  EXPECT_EQ(format_size(1000), "1000 B");
+  // Round trip: what is printed parses back to the same size.
+  for (int64_t s : {int64_t{8} << 30, int64_t{24} << 30, int64_t{700} << 20}) {
+    EXPECT_EQ(parse_size(format_size(s), "size"), s);
+  }
+}
+
+TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
+  const std::string err = ::testing::TempDir() + "/trainbench_memory_bad_size.txt";
+  const std::string cmd = std::string(TRAINBENCH_EXE) + " memory --model resnet18 --fits 8G,8X 2> " + err;
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream in(err);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "trainbench: error: bad --fits size: '8X' is not a size like 8G, 16 GiB or 512M\n");
+}
+
+}  // namespace
+}  // namespace trainbench
