@@ -6,7 +6,12 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <unistd.h>
+
 #include <array>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -124,6 +129,43 @@ TEST(Gpt, Bf16AndForwardOnlyRun) {
 
 // Position i's logits depend on tokens 0..i only: changing the last token leaves every earlier
 // position's output unchanged, and changes the last one's.
+// A uint16 token file of `n` ids, the i-th being id(i).
+std::filesystem::path token_file(const std::string& name, int n, uint16_t (*id)(int)) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("trainbench_gpt_" + name + "_" + std::to_string(getpid()) + ".bin");
+  std::ofstream out(path, std::ios::binary);
+  for (int i = 0; i < n; ++i) {
+    const uint16_t v = id(i);
+    out.write(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  return path;
+}
+
+TEST(Gpt, TrainsOnATokenFile) {
+  const auto path = token_file("ok", 4000, [](int i) { return static_cast<uint16_t>(i % 50); });
+  auto o = tiny({}, 4);
+  o.data = path.string();
+  o.data_seed = 1;
+  auto w = make_workload(o);
+  for (int i = 0; i < 3; ++i) {
+    w->next_batch();
+    w->step();
+    EXPECT_TRUE(std::isfinite(w->last_loss()));
+  }
+  const auto stats = w->loader_stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->kind, "tokens");
+  EXPECT_EQ(stats->files, 4000) << "a token file's size is counted in tokens";
+  EXPECT_GE(stats->samples, 4 * 3);
+
+  // The file is checked against gpt's own vocabulary (50 here): id 60 is refused before training.
+  const auto bad = token_file("bad", 4000, [](int i) { return static_cast<uint16_t>(i == 1234 ? 60 : 1); });
+  o.data = bad.string();
+  EXPECT_THROW(make_workload(o), std::exception);
+  std::filesystem::remove(path);
+  std::filesystem::remove(bad);
+}
+
 TEST(Gpt, AttentionIsCausal) {
   torch::manual_seed(1);
   models::Gpt m(models::GptOptions().vocab(20).max_pos(8).hidden(16).layers(2).heads(2));

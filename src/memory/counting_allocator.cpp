@@ -2,6 +2,8 @@
 
 #include <c10/core/CPUAllocator.h>
 
+#include <mutex>
+
 namespace trainbench::memory {
 namespace {
 
@@ -12,13 +14,12 @@ std::atomic<CountingAllocator*> g_installed{nullptr};
 CountingAllocator::CountingAllocator(c10::Allocator* base) : base_(base) {}
 
 c10::DataPtr CountingAllocator::allocate(size_t n) const {
-  void* data = base_->raw_allocate(n);
+  if (n == 0) return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CPU)};
+  char* block = static_cast<char*>(base_->raw_allocate(n + kHeader));  // throws when out of memory
   const auto bytes = static_cast<int64_t>(n);
-  if (data != nullptr) {
-    Shard& s = shard_of(data);
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.sizes[data] = bytes;
-  }
+  *reinterpret_cast<int64_t*>(block) = bytes;
+  char* data = block + kHeader;
+  blocks_.fetch_add(1, std::memory_order_relaxed);
   total_.fetch_add(bytes, std::memory_order_relaxed);
   const int64_t now = current_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   int64_t seen = peak_.load(std::memory_order_relaxed);
@@ -27,33 +28,13 @@ c10::DataPtr CountingAllocator::allocate(size_t n) const {
   return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
 }
 
-void CountingAllocator::forget(void* data) {
-  int64_t bytes = 0;
-  {
-    Shard& s = shard_of(data);
-    std::lock_guard<std::mutex> lock(s.mutex);
-    const auto it = s.sizes.find(data);
-    if (it == s.sizes.end()) return;  // not ours (allocated before installation): only freed below
-    bytes = it->second;
-    s.sizes.erase(it);
-  }
-  current_.fetch_sub(bytes, std::memory_order_relaxed);
-}
-
 void CountingAllocator::release(void* data) {
   CountingAllocator* self = g_installed.load(std::memory_order_acquire);
   if (data == nullptr || self == nullptr) return;
-  self->forget(data);
-  self->base_->raw_deleter()(data);
-}
-
-int64_t CountingAllocator::live_blocks() const {
-  int64_t n = 0;
-  for (auto& s : shards_) {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    n += static_cast<int64_t>(s.sizes.size());
-  }
-  return n;
+  char* block = static_cast<char*>(data) - kHeader;
+  self->current_.fetch_sub(*reinterpret_cast<const int64_t*>(block), std::memory_order_relaxed);
+  self->blocks_.fetch_sub(1, std::memory_order_relaxed);
+  self->base_->raw_deleter()(block);
 }
 
 void CountingAllocator::reset_peak() { peak_.store(current_.load(std::memory_order_relaxed), std::memory_order_relaxed); }
