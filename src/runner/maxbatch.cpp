@@ -4,13 +4,19 @@
 
 namespace trainbench {
 
-MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch,
-                              const std::function<Record(const Case&)>& run_one) {
-  MaxBatchResult out;
-  int64_t fits = 0;      // largest batch known to train
-  int64_t too_big = 0;   // smallest batch known to run out of memory (0: none yet)
-  // Returns false when the search must stop (an error that is not out-of-memory).
-  auto attempt = [&](int64_t batch) {
+namespace {
+
+// One search's state: every try recorded, the largest batch known to train and the smallest known to
+// run out of memory (0: none yet).
+struct Probe {
+  const Case& base;
+  const std::function<Record(const Case&)>& run_one;
+  MaxBatchResult& out;
+  int64_t fits = 0;
+  int64_t too_big = 0;
+
+  // Runs `batch`; false when the search must stop (an error that is not out-of-memory).
+  bool attempt(int64_t batch) {
     Case c = base;
     c.batch = batch;
     Record r = run_one(c);
@@ -25,7 +31,18 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
       return false;
     }
     return true;
-  };
+  }
+};
+
+}  // namespace
+
+MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch,
+                              const std::function<Record(const Case&)>& run_one) {
+  MaxBatchResult out;
+  Probe p{base, run_one, out};
+  auto attempt = [&](int64_t batch) { return p.attempt(batch); };
+  const int64_t& fits = p.fits;
+  const int64_t& too_big = p.too_big;
 
   int64_t batch = std::max<int64_t>(1, start);
   while (too_big == 0) {
@@ -52,24 +69,10 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
                                    const std::function<Record(const Case&)>& run_one) {
   MaxBatchResult out;
-  int64_t fits = std::max<int64_t>(0, known_fits);  // largest batch known to train
-  int64_t too_big = 0;                              // smallest batch known to run out of memory (0: none yet)
-  auto attempt = [&](int64_t batch) {
-    Case c = base;
-    c.batch = batch;
-    Record r = run_one(c);
-    out.tries.push_back(r);
-    if (r.status == Status::ok) {
-      fits = batch;
-      out.best = r;
-    } else if (r.status == Status::oom) {
-      too_big = batch;
-    } else {
-      out.failure = "batch " + std::to_string(batch) + ": " + r.error;
-      return false;
-    }
-    return true;
-  };
+  Probe p{base, run_one, out, std::max<int64_t>(0, known_fits)};
+  auto attempt = [&](int64_t batch) { return p.attempt(batch); };
+  const int64_t& fits = p.fits;
+  const int64_t& too_big = p.too_big;
   out.largest = fits;
   if (fits >= max_batch) {
     out.hit_limit = true;

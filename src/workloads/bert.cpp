@@ -67,13 +67,7 @@ class BertWorkload final : public detail::LossWorkload {
       labels_ = masked_lm_labels(o.batch, seq, options.vocab(), ids);
     } else {
       // --data FILE: windows of the token file, masked by the loader (data/token_source.h).
-      data::TokenSourceOptions so;
-      so.batch = o.batch;
-      so.seq = seq;
-      so.target = data::TokenTarget::masked_lm;
-      so.vocab = options.vocab();
-      so.seed = static_cast<uint64_t>(std::max<int64_t>(0, o.data_seed));
-      start_loader(data::open_token_source(o.data, o.data_dtype, so));
+      start_token_loader(data::TokenTarget::masked_lm, seq, options.vocab());
     }
     segments_ = torch::zeros({o.batch, seq}, ids);
     segments_.narrow(1, seq / 2, seq - seq / 2).fill_(1);

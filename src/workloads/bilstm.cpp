@@ -32,14 +32,7 @@ class BiLSTMWorkload final : public detail::LossWorkload {
       labels_ = torch::randint(0, options.classes(), {o.batch}, ids);
     } else {
       // --data FILE: windows of the token file, each labelled from its own tokens (data/token_source.h).
-      data::TokenSourceOptions so;
-      so.batch = o.batch;
-      so.seq = seq;
-      so.target = data::TokenTarget::classify;
-      so.vocab = options.vocab();
-      so.classes = options.classes();
-      so.seed = static_cast<uint64_t>(std::max<int64_t>(0, o.data_seed));
-      start_loader(data::open_token_source(o.data, o.data_dtype, so));
+      start_token_loader(data::TokenTarget::classify, seq, options.vocab(), options.classes());
     }
     // By formula: aten::lstm hides its GEMMs from core/flops.h (see models/bilstm.h).
     finish_setup(*model_, models::bilstm_step_flops(options, o.batch, seq), models::parameter_count(*model_), seq);

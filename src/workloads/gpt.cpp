@@ -57,13 +57,7 @@ class GptWorkload final : public detail::LossWorkload {
       targets_ = tokens.narrow(1, 1, seq).reshape({-1});
     } else {
       // --data FILE: windows of seq + 1 tokens of the file, targets shifted by one (data/token_source.h).
-      data::TokenSourceOptions so;
-      so.batch = o.batch;
-      so.seq = seq;
-      so.target = data::TokenTarget::next_token;
-      so.vocab = options.vocab();
-      so.seed = static_cast<uint64_t>(std::max<int64_t>(0, o.data_seed));
-      start_loader(data::open_token_source(o.data, o.data_dtype, so));  // the first batch, for the FLOP count
+      start_token_loader(data::TokenTarget::next_token, seq, options.vocab());  // the first batch, for the FLOP count
     }
     // Counted without recomputation and with the explicit attention products (a fused kernel dispatches
     // no countable matmul): the step's own FLOPs. Linear in the batch, as for bert.

@@ -5,6 +5,7 @@
 
 #include "core/flops.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace trainbench {
@@ -215,6 +216,17 @@ void LossWorkload::next_batch() {
   const torch::Device dev = options_.device.torch_device();
   for (auto& t : b.tensors) t = t.to(dev, /*non_blocking=*/t.is_pinned());
   take_batch(b.tensors);
+}
+
+void LossWorkload::start_token_loader(data::TokenTarget target, int64_t seq, int64_t vocab, int64_t classes) {
+  data::TokenSourceOptions so;
+  so.batch = options_.batch;
+  so.seq = seq;
+  so.target = target;
+  so.vocab = vocab;
+  so.classes = classes;
+  so.seed = static_cast<uint64_t>(std::max<int64_t>(0, options_.data_seed));
+  start_loader(data::open_token_source(options_.data, options_.data_dtype, so));
 }
 
 std::optional<LoaderStats> LossWorkload::loader_stats() const {

@@ -8,6 +8,7 @@
 
 #include "core/flops.h"
 #include "data/loader.h"
+#include "data/token_source.h"
 #include "workloads/loss_scaler.h"
 #include "workloads/workload.h"
 
@@ -76,6 +77,9 @@ class LossWorkload : public Workload {
   // takes the first batch, so the workload has an input before any step. Each next_batch() then hands
   // the loader's next batch, on the device, to take_batch.
   void start_loader(std::shared_ptr<data::BatchSource> source);
+  // Real data from a token file (options_.data): windows of `seq` tokens cut for `target`, checked
+  // against `vocab` (classify: `classes` labels), with the case's data seed.
+  void start_token_loader(data::TokenTarget target, int64_t seq, int64_t vocab, int64_t classes = 2);
   virtual void take_batch(std::vector<torch::Tensor>& tensors) {}
   LossWorkload(const WorkloadOptions& options, std::string unit);
   // `flops`: one step over the whole batch, per pass (a training step counts all three, a forward-only
