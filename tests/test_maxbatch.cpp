@@ -2,11 +2,13 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "results/results_file.h"
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
+#include "results/printer_memory.h"
 
 namespace trainbench {
 namespace {
@@ -174,6 +176,90 @@ TEST(MemoryEstimate, AFailedBatchGivesNoFit) {
   EXPECT_FALSE(e.fitted);
   EXPECT_EQ(e.tries.size(), 2u);
   EXPECT_NE(e.failure.find("batch 4: oom"), std::string::npos);
+}
+
+// The fake memory device above under a limit on its footprint (5000 + 400 b bytes): a batch whose
+// footprint exceeds `limit` runs out of memory. Records every batch tried.
+struct LimitedMemoryDevice {
+  int64_t limit;
+  std::vector<int64_t> tried;
+  Record operator()(const Case& c) {
+    tried.push_back(c.batch);
+    Record r = fake_memory_case(c);
+    if (r.memory->footprint_peak_bytes > limit) {
+      r.status = Status::oom;
+      r.memory.reset();
+    }
+    return r;
+  }
+};
+
+TEST(MemoryEstimate, ABatchOutOfMemoryIsReplacedByOneBelowIt) {
+  // 5000 + 400 b <= 8000 up to b = 7: batch 8 runs out, the gap (4, 8) is bisected: 6 trains.
+  LimitedMemoryDevice dev{8000, {}};
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, std::ref(dev));
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{2, 4, 8, 6}));
+  ASSERT_EQ(e.tries.size(), 4u);  // every try recorded, the one out of memory too
+  EXPECT_EQ(e.tries[2].status, Status::oom);
+  EXPECT_EQ(e.summary.batch_size, 6);
+  const MemoryFit& f = *e.summary.memory->fit;
+  EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 4, 6}));
+  EXPECT_EQ(f.oom_batches, std::vector<int64_t>{8});
+  EXPECT_FALSE(std::isnan(f.linearity_error));  // three points: the line is still checked
+  EXPECT_DOUBLE_EQ(f.per_sample_bytes, 400.0);
+  EXPECT_EQ(e.summary.memory->predictions.front().largest_batch, 20);  // (13000 - 5000) / 400
+  // The printout says why the batches differ from those asked for.
+  EXPECT_NE(print_memory(e.summary).find("batch 8 ran out of memory"), std::string::npos) << print_memory(e.summary);
+}
+
+TEST(MemoryEstimate, FewerPointsThanAskedWhenLittleTrains) {
+  // Up to b = 3 fits in 6200 (5000 + 400 x 3); 4 and 8 do not: two points, no linearity check.
+  LimitedMemoryDevice dev{6200, {}};
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, std::ref(dev));
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{2, 4, 3}));  // 8 is never tried once 4 ran out
+  const MemoryFit& f = *e.summary.memory->fit;
+  EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(f.oom_batches, std::vector<int64_t>{4});
+  EXPECT_TRUE(std::isnan(f.linearity_error));
+  EXPECT_NE(print_memory(e.summary).find("only two batches trained"), std::string::npos) << print_memory(e.summary);
+}
+
+TEST(MemoryEstimate, HalvesWhenEvenTheSmallestBatchRunsOutOfMemory) {
+  // The smallest batch asked for (8) does not fit; 4 and 2 do (5000 + 400 x 5 = 7000 is the limit).
+  LimitedMemoryDevice dev{7000, {}};
+  const MemoryEstimate e = estimate_memory(base_case(), {8, 16}, {13000}, 0, std::ref(dev));
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{8, 4, 6, 5}));
+  EXPECT_EQ(e.summary.memory->fit->batches, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(e.summary.memory->fit->oom_batches, (std::vector<int64_t>{6, 8}));
+}
+
+TEST(MemoryEstimate, OneBatchThatTrainsIsNoFitAndSaysSo) {
+  LimitedMemoryDevice one{5500, {}};  // only b = 1 fits
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, std::ref(one));
+  EXPECT_FALSE(e.fitted);
+  EXPECT_EQ(one.tried, (std::vector<int64_t>{2, 1}));
+  EXPECT_NE(e.failure.find("only batch 1 trains (batch 2 ran out of memory)"), std::string::npos) << e.failure;
+
+  LimitedMemoryDevice none{5000, {}};  // not even b = 1
+  const MemoryEstimate n = estimate_memory(base_case(), {2, 4}, {13000}, 0, std::ref(none));
+  EXPECT_FALSE(n.fitted);
+  EXPECT_EQ(none.tried, (std::vector<int64_t>{2, 1}));
+  EXPECT_NE(n.failure.find("not even batch 1 trains"), std::string::npos) << n.failure;
+}
+
+TEST(MaxBatchNear, NeverRetriesABatchKnownToRunOutOfMemory) {
+  // Known: 6 trains, 8 does not; a prediction of 20 is clamped below 8.
+  FakeDevice dev{7, {}};
+  const MaxBatchResult m = find_max_batch_near(base_case(), 20, 6, 1 << 20, std::ref(dev), 8);
+  EXPECT_EQ(m.largest, 7);
+  EXPECT_EQ(dev.tried, std::vector<int64_t>{7});
+  FakeDevice bracketed{6, {}};  // 6 trains, 7 does not: nothing left to try
+  const MaxBatchResult b = find_max_batch_near(base_case(), 20, 6, 1 << 20, std::ref(bracketed), 7);
+  EXPECT_EQ(b.largest, 6);
+  EXPECT_TRUE(bracketed.tried.empty());
 }
 
 // The real thing: each try in its own child under a memory limit; b trains and b+1 (<= 2b) does not.

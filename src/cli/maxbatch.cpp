@@ -69,9 +69,13 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
     // A small batch already failed: the classic search finds out from `start` what does fit.
     m = search_max_batch(c, flags, start, max_batch, interrupted);
   } else {
+    // Under a small limit the fit may stand on smaller batches than kFitBatches (the ones that ran out
+    // of memory bound the search from above).
+    const MemoryFit& fit = *e.summary.memory->fit;
+    const int64_t trained = e.summary.batch_size;
     *predicted = e.summary.memory->predictions.front().largest_batch;
-    m = find_max_batch_near(c, *predicted, kFitBatches[1], max_batch, run_one);
-    if (m.largest == kFitBatches[1] && m.best.batch_size != m.largest) m.best = e.summary;
+    m = find_max_batch_near(c, *predicted, trained, max_batch, run_one, fit.oom_batches.empty() ? 0 : fit.oom_batches.front());
+    if (m.largest == trained && m.best.batch_size != m.largest) m.best = e.summary;
   }
   m.tries.insert(m.tries.begin(), e.tries.begin(), e.tries.end());
   return m;

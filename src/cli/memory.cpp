@@ -84,6 +84,13 @@ int cmd_memory(MemoryOptions o) {
     if (e.fitted) {
       std::cout << print_memory(e.summary) << std::endl;
     } else {
+      // The breakdown of the largest batch that trained still says where its bytes went.
+      for (auto it = e.tries.rbegin(); it != e.tries.rend(); ++it) {
+        if (it->status == Status::ok && it->memory) {
+          std::cout << print_memory(*it);
+          break;
+        }
+      }
       std::cout << fmt::format("{}: no fit: {}\n", c.model, e.failure) << std::endl;
       code = kExitFailure;
     }

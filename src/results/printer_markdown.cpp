@@ -34,7 +34,7 @@ std::string print_markdown(const std::vector<Record>& records, const Context* co
   }
   out += md_line(titles) + separator + "\n";
   for (const auto& r : records) out += md_line(detail::table_cells(r));
-  const std::string footer = noise_footer(records) + data_footer(records);
+  const std::string footer = noise_footer(records) + data_footer(records) + utilization_footer(records);
   // Each footer line its own paragraph (an escape would join them into one).
   size_t at = 0;
   while (at < footer.size()) {

@@ -44,8 +44,15 @@ std::string print_memory(const Record& r) {
   }
   out += fmt::format("  fit ({}): {} + {} x batch   [{}]\n", f.basis, bytes_or_dash(f.fixed_bytes),
                      bytes_or_dash(f.per_sample_bytes), points);
+  if (!f.oom_batches.empty()) {
+    std::string oom;
+    for (size_t i = 0; i < f.oom_batches.size(); ++i) oom += fmt::format("{}{}", i == 0 ? "" : ", ", f.oom_batches[i]);
+    out += fmt::format("  batch{} {} ran out of memory: fitted on the {} smaller batches that trained\n",
+                       f.oom_batches.size() == 1 ? "" : "es", oom, f.batches.size());
+  }
   if (std::isnan(f.linearity_error)) {
-    out += "  linearity: not checked (two batches)\n";
+    out += f.oom_batches.empty() ? "  linearity: not checked (two batches)\n"
+                                 : "  linearity: not checked (only two batches trained)\n";
   } else if (f.linear) {
     out += fmt::format("  linearity: ok (the smallest batch is {:.1f}% off the line)\n", 100.0 * f.linearity_error);
   } else {

@@ -41,7 +41,7 @@ std::string print_table(const std::vector<Record>& records, const Context* conte
   if (context) out += detail::context_summary(*context) + "\n\n";
   out += table_header();
   for (const auto& r : records) out += table_row(r);
-  return out + noise_footer(records) + data_footer(records);
+  return out + noise_footer(records) + data_footer(records) + utilization_footer(records);
 }
 
 }  // namespace trainbench
