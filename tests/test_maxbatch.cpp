@@ -205,12 +205,18 @@ TEST(MemoryEstimate, ABatchOutOfMemoryIsReplacedByOneBelowIt) {
   EXPECT_EQ(e.summary.batch_size, 6);
   const MemoryFit& f = *e.summary.memory->fit;
   EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 4, 6}));
-  EXPECT_EQ(f.oom_batches, std::vector<int64_t>{8});
+  EXPECT_EQ(e.oom_batches, std::vector<int64_t>{8});
+  // The record says so: its predictions rest on other batches than those asked for.
+  EXPECT_NE(e.summary.memory->assumptions.find("fitted on batches 2, 4, 6 because batch 8 ran out of memory"),
+            std::string::npos)
+      << e.summary.memory->assumptions;
   EXPECT_FALSE(std::isnan(f.linearity_error));  // three points: the line is still checked
   EXPECT_DOUBLE_EQ(f.per_sample_bytes, 400.0);
   EXPECT_EQ(e.summary.memory->predictions.front().largest_batch, 20);  // (13000 - 5000) / 400
   // The printout says why the batches differ from those asked for.
-  EXPECT_NE(print_memory(e.summary).find("batch 8 ran out of memory"), std::string::npos) << print_memory(e.summary);
+  const std::string printed = print_memory(e.summary, e.oom_batches);
+  EXPECT_NE(printed.find("batch 8 ran out of memory: fitted on the 3 smaller batches that trained"), std::string::npos)
+      << printed;
 }
 
 TEST(MemoryEstimate, FewerPointsThanAskedWhenLittleTrains) {
@@ -221,9 +227,10 @@ TEST(MemoryEstimate, FewerPointsThanAskedWhenLittleTrains) {
   EXPECT_EQ(dev.tried, (std::vector<int64_t>{2, 4, 3}));  // 8 is never tried once 4 ran out
   const MemoryFit& f = *e.summary.memory->fit;
   EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 3}));
-  EXPECT_EQ(f.oom_batches, std::vector<int64_t>{4});
+  EXPECT_EQ(e.oom_batches, std::vector<int64_t>{4});
   EXPECT_TRUE(std::isnan(f.linearity_error));
-  EXPECT_NE(print_memory(e.summary).find("only two batches trained"), std::string::npos) << print_memory(e.summary);
+  EXPECT_NE(print_memory(e.summary, e.oom_batches).find("only two batches trained"), std::string::npos)
+      << print_memory(e.summary, e.oom_batches);
 }
 
 TEST(MemoryEstimate, HalvesWhenEvenTheSmallestBatchRunsOutOfMemory) {
@@ -233,7 +240,7 @@ TEST(MemoryEstimate, HalvesWhenEvenTheSmallestBatchRunsOutOfMemory) {
   ASSERT_TRUE(e.fitted) << e.failure;
   EXPECT_EQ(dev.tried, (std::vector<int64_t>{8, 4, 6, 5}));
   EXPECT_EQ(e.summary.memory->fit->batches, (std::vector<int64_t>{4, 5}));
-  EXPECT_EQ(e.summary.memory->fit->oom_batches, (std::vector<int64_t>{6, 8}));
+  EXPECT_EQ(e.oom_batches, (std::vector<int64_t>{6, 8}));
 }
 
 TEST(MemoryEstimate, OneBatchThatTrainsIsNoFitAndSaysSo) {
@@ -248,18 +255,6 @@ TEST(MemoryEstimate, OneBatchThatTrainsIsNoFitAndSaysSo) {
   EXPECT_FALSE(n.fitted);
   EXPECT_EQ(none.tried, (std::vector<int64_t>{2, 1}));
   EXPECT_NE(n.failure.find("not even batch 1 trains"), std::string::npos) << n.failure;
-}
-
-TEST(MaxBatchNear, NeverRetriesABatchKnownToRunOutOfMemory) {
-  // Known: 6 trains, 8 does not; a prediction of 20 is clamped below 8.
-  FakeDevice dev{7, {}};
-  const MaxBatchResult m = find_max_batch_near(base_case(), 20, 6, 1 << 20, std::ref(dev), 8);
-  EXPECT_EQ(m.largest, 7);
-  EXPECT_EQ(dev.tried, std::vector<int64_t>{7});
-  FakeDevice bracketed{6, {}};  // 6 trains, 7 does not: nothing left to try
-  const MaxBatchResult b = find_max_batch_near(base_case(), 20, 6, 1 << 20, std::ref(bracketed), 7);
-  EXPECT_EQ(b.largest, 6);
-  EXPECT_TRUE(bracketed.tried.empty());
 }
 
 // The real thing: each try in its own child under a memory limit; b trains and b+1 (<= 2b) does not.

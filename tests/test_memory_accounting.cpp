@@ -183,19 +183,6 @@ TEST(MemoryBreakdown, SurvivesTheRecordsJson) {
   EXPECT_THROW(record_from_json(old), std::runtime_error);
 }
 
-TEST(MemoryBreakdown, AFitsOutOfMemoryBatchesSurviveTheJsonAndOldFilesLackThem) {
-  MemoryInfo m;
-  m.source = "counting allocator";
-  m.fit = memory::fit_memory({2, 4, 6}, {100, 200, 300}, "address space");
-  m.fit->oom_batches = {8};
-  const MemoryInfo back = memory_from_json(memory_to_json(m));
-  ASSERT_TRUE(back.fit.has_value());
-  EXPECT_EQ(back.fit->oom_batches, std::vector<int64_t>{8});
-  nlohmann::json old = memory_to_json(m);
-  old["fit"].erase("oom_batches");  // written before fits adapted their batches
-  EXPECT_TRUE(memory_from_json(old).fit->oom_batches.empty());
-}
-
 TEST(MemoryFit, RecoversALineAndPredictsTheLargestBatch) {
   // peak(b) = 1000 + 300 b, measured at 2, 4 and 8.
   const MemoryFit f = memory::fit_memory({8, 2, 4}, {3400, 1600, 2200}, "tensors");

@@ -24,9 +24,6 @@ struct MemoryFit {
   // of the measured peak. NaN with two points (a line through two points checks nothing).
   double linearity_error = std::numeric_limits<double>::quiet_NaN();
   bool linear = true;                  // linearity_error within the tolerance (or not checkable)
-  // Batches tried for the fit that ran out of memory (under a small limit): the fit then stands on the
-  // smaller batches that trained, perhaps fewer than asked for. Empty: every batch asked for trained.
-  std::vector<int64_t> oom_batches;
 };
 
 // The predicted largest batch for one memory size.

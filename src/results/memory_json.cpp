@@ -54,8 +54,7 @@ nlohmann::json memory_to_json(const MemoryInfo& m) {
                 {"fixed_bytes", number_or_null(f.fixed_bytes)},
                 {"per_sample_bytes", number_or_null(f.per_sample_bytes)},
                 {"linearity_error", number_or_null(f.linearity_error)},
-                {"linear", f.linear},
-                {"oom_batches", f.oom_batches}};
+                {"linear", f.linear}};
   } else {
     j["fit"] = nullptr;
   }
@@ -98,8 +97,6 @@ MemoryInfo memory_from_json(const nlohmann::json& j) {
       out.per_sample_bytes = get_double(f, "per_sample_bytes");
       out.linearity_error = get_double(f, "linearity_error");
       out.linear = get_bool(f, "linear");
-      // Files written before the fit adapted its batches to a limit have no oom_batches.
-      if (f.contains("oom_batches")) out.oom_batches = ints_from_json(f, "oom_batches");
       return out;
     });
   }

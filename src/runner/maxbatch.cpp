@@ -67,9 +67,9 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 }
 
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one, int64_t known_too_big) {
+                                   const std::function<Record(const Case&)>& run_one) {
   MaxBatchResult out;
-  Probe p{base, run_one, out, std::max<int64_t>(0, known_fits), known_too_big > known_fits ? known_too_big : 0};
+  Probe p{base, run_one, out, std::max<int64_t>(0, known_fits)};
   auto attempt = [&](int64_t batch) { return p.attempt(batch); };
   const int64_t& fits = p.fits;
   const int64_t& too_big = p.too_big;
@@ -78,8 +78,7 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
     out.hit_limit = true;
     return out;
   }
-  if (too_big != 0 && too_big - fits <= 1) return out;  // already bracketed: `fits` is the answer
-  bool going = attempt(std::clamp<int64_t>(predicted, fits + 1, too_big != 0 ? std::min(too_big - 1, max_batch) : max_batch));
+  bool going = attempt(std::clamp<int64_t>(predicted, fits + 1, max_batch));
   // Bracket the limit: up from the batch that trained by 1, 2, 4, ...; or down from the one that did
   // not, never below a batch known to train.
   for (int64_t step = 1; going && too_big == 0; step *= 2) {

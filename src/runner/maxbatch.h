@@ -26,10 +26,9 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 
 // The same search started from a prediction: tries `predicted`, then steps away from it by 1, 2, 4, ...
 // (up when it trained, down when it ran out of memory) until the limit is bracketed, and bisects the
-// bracket. `known_fits` is a batch already known to train (0: none): the search never goes below it;
-// `known_too_big` one already known to run out of memory (0: none): it never goes up to it.
+// bracket. `known_fits` is a batch already known to train (0: none): the search never goes below it.
 // An exact prediction costs two tries (predicted trains, predicted + 1 does not).
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one, int64_t known_too_big = 0);
+                                   const std::function<Record(const Case&)>& run_one);
 
 }  // namespace trainbench

@@ -18,11 +18,16 @@ std::string prediction_assumptions(const DeviceSpec& device) {
 
 namespace {
 
-// "batch 8" or "batches 2, 1", as tried.
-std::string batch_list(const std::vector<int64_t>& batches) {
-  std::string s = batches.size() == 1 ? "batch " : "batches ";
+// "8" or "2, 1", in the order given.
+std::string numbers(const std::vector<int64_t>& batches) {
+  std::string s;
   for (size_t i = 0; i < batches.size(); ++i) s += (i ? ", " : "") + std::to_string(batches[i]);
   return s;
+}
+
+// "batch 8" or "batches 2, 1".
+std::string batch_list(const std::vector<int64_t>& batches) {
+  return (batches.size() == 1 ? "batch " : "batches ") + numbers(batches);
 }
 
 }  // namespace
@@ -80,13 +85,19 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   m.activations_bytes_per_sample = tensors.per_sample_bytes;
   m.fit = footprint;
   std::sort(oom.begin(), oom.end());
-  m.fit->oom_batches = oom;
+  out.oom_batches = oom;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
   for (int64_t size : sizes) {
     m.predictions.push_back(memory::predict(footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch)
                                                                                  : std::nullopt));
   }
   m.assumptions = prediction_assumptions(base.device);
+  if (!oom.empty()) {
+    // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
+    // asked for, and with two points its linearity is unchecked.
+    m.assumptions += "; fitted on batches " + numbers(measured) + " because " + batch_list(oom) +
+                     " ran out of memory while measuring";
+  }
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;
