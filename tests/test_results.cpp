@@ -18,6 +18,7 @@
 #include "results/journal.h"
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 #include "results/record.h"
 #include "results/results_file.h"
 

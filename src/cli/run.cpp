@@ -15,6 +15,7 @@
 #include "report/html_report.h"
 #include "results/journal.h"
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/plan.h"

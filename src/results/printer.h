@@ -34,10 +34,6 @@ std::string noise_footer(const std::vector<Record>& records);
 std::string data_verdict_line(const Record& r);
 std::string data_footer(const std::vector<Record>& records);
 
-// Language-model cases with a measured peak: one line each (ending in '\n') with MFU and HFU, which the
-// table has no column for (most rows have none); "" when no record has them.
-std::string utilization_footer(const std::vector<Record>& records);
-
 // `context` may be null: then no context line is printed.
 std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
 std::string print_markdown(const std::vector<Record>& records, const Context* context = nullptr);

@@ -6,6 +6,7 @@
 
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 
 namespace trainbench::detail {
 

@@ -1,5 +1,6 @@
 // A GitHub-flavoured markdown table with the console table's columns, for pasting into issues and docs.
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 
 namespace trainbench {
 

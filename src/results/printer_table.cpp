@@ -1,5 +1,6 @@
 // The console table: fixed-width columns, so rows printed live as cases end line up with the header.
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 
 namespace trainbench {
 
