@@ -167,15 +167,19 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   EXPECT_FALSE(m.assumptions.empty());
 }
 
-TEST(MemoryEstimate, AFailedBatchGivesNoFit) {
-  const MemoryEstimate e = estimate_memory(base_case(), {2, 4}, {1 << 30}, 0, [](const Case& c) {
+// An error that is not out-of-memory says nothing about smaller batches: the estimate stops there.
+TEST(MemoryEstimate, AnErrorGivesNoFit) {
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {1 << 30}, 0, [](const Case& c) {
     Record r = fake_memory_case(c);
-    if (c.batch == 4) r.status = Status::oom;
+    if (c.batch == 4) {
+      r.status = Status::error;
+      r.error = "boom";
+    }
     return r;
   });
   EXPECT_FALSE(e.fitted);
   EXPECT_EQ(e.tries.size(), 2u);
-  EXPECT_NE(e.failure.find("batch 4: oom"), std::string::npos);
+  EXPECT_NE(e.failure.find("batch 4: error (boom)"), std::string::npos) << e.failure;
 }
 
 // The fake memory device above under a limit on its footprint (5000 + 400 b bytes): a batch whose

@@ -907,11 +907,12 @@ TEST(Printer, MfuIsAFooterLineOnlyForRowsThatHaveIt) {
   cnn.name = "resnet50:b32:fp32:nchw:cpu";
   cnn.mfu = cnn.hfu = std::nan("");
   const std::string table = print_table({gpt, cnn});
-  EXPECT_NE(table.find("gpt:b2:bf16:cpu: MFU 25%, HFU 32% (model FLOP/s by the PaLM formula over the measured bf16 peak)"),
+  // Three significant figures, as every number in the table.
+  EXPECT_NE(table.find("gpt:b2:bf16:cpu: MFU 25.0%, HFU 32.0% (model FLOP/s by the PaLM formula over the measured bf16 peak)"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("resnet50:b32:fp32:nchw:cpu: MFU"), std::string::npos) << table;
-  EXPECT_NE(print_markdown({gpt}).find("MFU 25%"), std::string::npos);
+  EXPECT_NE(print_markdown({gpt}).find("MFU 25.0%"), std::string::npos);
   EXPECT_EQ(utilization_footer({cnn}), "");
   Record failed = gpt;
   failed.status = Status::oom;
