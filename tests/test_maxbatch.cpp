@@ -292,5 +292,39 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   fs::remove_all(dir);
 }
 
+// maxbatch from the prediction under a limit its fit batches (4, 8) do not both fit in: a tiny convnet
+// whose footprint is about 57 MiB + 22 MiB x batch, under 150M (batch 4 trains, 8 does not). The fit
+// moves to smaller batches, the search stays below every batch that ran out of memory, and the answer
+// b trains while b + 1 was tried and did not. No batch is tried twice.
+TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("trainbench_maxbatch_small_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path out = dir / "mb.json";
+  const std::string cmd = std::string(TRAINBENCH_EXE) +
+                          " maxbatch --model convnet --set channels=16 --set depth=2 --set image=224 --device cpu"
+                          " --memory-limit 150M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+                          out.string() + " > " + (dir / "out.txt").string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  const ResultsFile f = read_results(out.string());
+  int64_t largest_ok = 0, smallest_oom = 0;
+  std::vector<int64_t> tried;
+  bool predicted = false;
+  for (const auto& r : f.benchmarks) {
+    ASSERT_NE(r.status, Status::error) << r.name << ": " << r.error;
+    tried.push_back(r.batch_size);
+    if (r.status == Status::ok) largest_ok = std::max(largest_ok, r.batch_size);
+    if (r.status == Status::oom) smallest_oom = smallest_oom == 0 ? r.batch_size : std::min(smallest_oom, r.batch_size);
+    predicted = predicted || (r.memory && !r.memory->predictions.empty());
+  }
+  EXPECT_TRUE(predicted) << "the fit should have found two batches that train";
+  ASSERT_GT(largest_ok, 0);
+  EXPECT_EQ(smallest_oom, largest_ok + 1);
+  std::sort(tried.begin(), tried.end());
+  EXPECT_EQ(std::adjacent_find(tried.begin(), tried.end()), tried.end()) << "a batch tried twice";
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace trainbench
