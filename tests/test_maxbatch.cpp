@@ -293,17 +293,18 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
 }
 
 // maxbatch from the prediction under a limit its fit batches (4, 8) do not both fit in: a tiny convnet
-// whose footprint is about 57 MiB + 22 MiB x batch, under 150M (batch 4 trains, 8 does not). The fit
-// moves to smaller batches, the search stays below every batch that ran out of memory, and the answer
-// b trains while b + 1 was tried and did not. No batch is tried twice.
+// whose footprint was 295 MiB at batch 4 and 567 MiB at 8 (about 68 MiB a sample; it moves by tens of
+// MiB with the heap's growth steps), under 450M: batch 4 and 5 train, 8 does not. The fit moves to
+// smaller batches, the search stays below every batch that ran out of memory, and the answer b
+// trains while b + 1 was tried and did not. No batch is tried twice.
 TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("trainbench_maxbatch_small_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path out = dir / "mb.json";
   const std::string cmd = std::string(TRAINBENCH_EXE) +
-                          " maxbatch --model convnet --set channels=16 --set depth=2 --set image=224 --device cpu"
-                          " --memory-limit 150M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+                          " maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
+                          " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
                           out.string() + " > " + (dir / "out.txt").string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
