@@ -2,11 +2,13 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "results/results_file.h"
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
+#include "results/printer_memory.h"
 
 namespace trainbench {
 namespace {
@@ -165,15 +167,98 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   EXPECT_FALSE(m.assumptions.empty());
 }
 
-TEST(MemoryEstimate, AFailedBatchGivesNoFit) {
-  const MemoryEstimate e = estimate_memory(base_case(), {2, 4}, {1 << 30}, 0, [](const Case& c) {
+// An error that is not out-of-memory says nothing about smaller batches: the estimate stops there.
+TEST(MemoryEstimate, AnErrorGivesNoFit) {
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {1 << 30}, 0, [](const Case& c) {
     Record r = fake_memory_case(c);
-    if (c.batch == 4) r.status = Status::oom;
+    if (c.batch == 4) {
+      r.status = Status::error;
+      r.error = "boom";
+    }
     return r;
   });
   EXPECT_FALSE(e.fitted);
   EXPECT_EQ(e.tries.size(), 2u);
-  EXPECT_NE(e.failure.find("batch 4: oom"), std::string::npos);
+  EXPECT_NE(e.failure.find("batch 4: error (boom)"), std::string::npos) << e.failure;
+}
+
+// The fake memory device above under a limit on its footprint (5000 + 400 b bytes): a batch whose
+// footprint exceeds `limit` runs out of memory. Records every batch tried.
+struct LimitedMemoryDevice {
+  int64_t limit;
+  std::vector<int64_t> tried;
+  Record operator()(const Case& c) {
+    tried.push_back(c.batch);
+    Record r = fake_memory_case(c);
+    if (r.memory->footprint_peak_bytes > limit) {
+      r.status = Status::oom;
+      r.memory.reset();
+    }
+    return r;
+  }
+};
+
+TEST(MemoryEstimate, ABatchOutOfMemoryIsReplacedByOneBelowIt) {
+  // 5000 + 400 b <= 8000 up to b = 7: batch 8 runs out, the gap (4, 8) is bisected: 6 trains.
+  LimitedMemoryDevice dev{8000, {}};
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, std::ref(dev));
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{2, 4, 8, 6}));
+  ASSERT_EQ(e.tries.size(), 4u);  // every try recorded, the one out of memory too
+  EXPECT_EQ(e.tries[2].status, Status::oom);
+  EXPECT_EQ(e.summary.batch_size, 6);
+  const MemoryFit& f = *e.summary.memory->fit;
+  EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 4, 6}));
+  EXPECT_EQ(e.oom_batches, std::vector<int64_t>{8});
+  // The record says so: its predictions rest on other batches than those asked for.
+  EXPECT_NE(e.summary.memory->assumptions.find("fitted on batches 2, 4, 6 because batch 8 ran out of memory"),
+            std::string::npos)
+      << e.summary.memory->assumptions;
+  EXPECT_FALSE(std::isnan(f.linearity_error));  // three points: the line is still checked
+  EXPECT_DOUBLE_EQ(f.per_sample_bytes, 400.0);
+  EXPECT_EQ(e.summary.memory->predictions.front().largest_batch, 20);  // (13000 - 5000) / 400
+  // The printout says why the batches differ from those asked for.
+  const std::string printed = print_memory(e.summary, e.oom_batches);
+  EXPECT_NE(printed.find("batch 8 ran out of memory: fitted on the 3 smaller batches that trained"), std::string::npos)
+      << printed;
+}
+
+TEST(MemoryEstimate, FewerPointsThanAskedWhenLittleTrains) {
+  // Up to b = 3 fits in 6200 (5000 + 400 x 3); 4 and 8 do not: two points, no linearity check.
+  LimitedMemoryDevice dev{6200, {}};
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, std::ref(dev));
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{2, 4, 3}));  // 8 is never tried once 4 ran out
+  const MemoryFit& f = *e.summary.memory->fit;
+  EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(e.oom_batches, std::vector<int64_t>{4});
+  EXPECT_TRUE(std::isnan(f.linearity_error));
+  EXPECT_NE(print_memory(e.summary, e.oom_batches).find("only two batches trained"), std::string::npos)
+      << print_memory(e.summary, e.oom_batches);
+}
+
+TEST(MemoryEstimate, HalvesWhenEvenTheSmallestBatchRunsOutOfMemory) {
+  // The smallest batch asked for (8) does not fit; 4 and 2 do (5000 + 400 x 5 = 7000 is the limit).
+  LimitedMemoryDevice dev{7000, {}};
+  const MemoryEstimate e = estimate_memory(base_case(), {8, 16}, {13000}, 0, std::ref(dev));
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{8, 4, 6, 5}));
+  EXPECT_EQ(e.summary.memory->fit->batches, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(e.oom_batches, (std::vector<int64_t>{6, 8}));
+}
+
+TEST(MemoryEstimate, OneBatchThatTrainsIsNoFitAndSaysSo) {
+  LimitedMemoryDevice one{5500, {}};  // only b = 1 fits
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, std::ref(one));
+  EXPECT_FALSE(e.fitted);
+  EXPECT_EQ(one.tried, (std::vector<int64_t>{2, 1}));
+  EXPECT_NE(e.failure.find("only batch 1 trains (batch 2 ran out of memory)"), std::string::npos) << e.failure;
+
+  LimitedMemoryDevice none{5000, {}};  // not even b = 1
+  const MemoryEstimate n = estimate_memory(base_case(), {2, 4}, {13000}, 0, std::ref(none));
+  EXPECT_FALSE(n.fitted);
+  EXPECT_EQ(none.tried, (std::vector<int64_t>{2, 1}));
+  EXPECT_NE(n.failure.find("not even batch 1 trains"), std::string::npos) << n.failure;
 }
 
 // The real thing: each try in its own child under a memory limit; b trains and b+1 (<= 2b) does not.
@@ -204,6 +289,41 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   }
   EXPECT_TRUE(next_one_ran_out) << "b+1 (so also 2b) must have been tried and run out of memory";
 
+  fs::remove_all(dir);
+}
+
+// maxbatch from the prediction under a limit its fit batches (4, 8) do not both fit in: a tiny convnet
+// whose footprint was 295 MiB at batch 4 and 567 MiB at 8 (about 68 MiB a sample; it moves by tens of
+// MiB with the heap's growth steps), under 450M: batch 4 and 5 train, 8 does not. The fit moves to
+// smaller batches, the search stays below every batch that ran out of memory, and the answer b
+// trains while b + 1 was tried and did not. No batch is tried twice.
+TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("trainbench_maxbatch_small_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path out = dir / "mb.json";
+  const std::string cmd = std::string(TRAINBENCH_EXE) +
+                          " maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
+                          " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+                          out.string() + " > " + (dir / "out.txt").string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  const ResultsFile f = read_results(out.string());
+  int64_t largest_ok = 0, smallest_oom = 0;
+  std::vector<int64_t> tried;
+  bool predicted = false;
+  for (const auto& r : f.benchmarks) {
+    ASSERT_NE(r.status, Status::error) << r.name << ": " << r.error;
+    tried.push_back(r.batch_size);
+    if (r.status == Status::ok) largest_ok = std::max(largest_ok, r.batch_size);
+    if (r.status == Status::oom) smallest_oom = smallest_oom == 0 ? r.batch_size : std::min(smallest_oom, r.batch_size);
+    predicted = predicted || (r.memory && !r.memory->predictions.empty());
+  }
+  EXPECT_TRUE(predicted) << "the fit should have found two batches that train";
+  ASSERT_GT(largest_ok, 0);
+  EXPECT_EQ(smallest_oom, largest_ok + 1);
+  std::sort(tried.begin(), tried.end());
+  EXPECT_EQ(std::adjacent_find(tried.begin(), tried.end()), tried.end()) << "a batch tried twice";
   fs::remove_all(dir);
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "memory/fit.h"
 #include "report/html_report.h"
 #include "results/results_file.h"
 
@@ -134,6 +135,81 @@ TEST(Report, ScriptTextCannotCloseItsTag) {
   EXPECT_NE(page.find(R"(\u003c/script\u003e\u003cb\u003e)"), std::string::npos);
 }
 
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// report_cpu.json with memory breakdowns as `trainbench memory` and `run` write them: resnet18 measured
+// at batches 2, 4 and 8 for a fit (the record at 8 carries it, with predictions for 1 GiB and 2 GiB),
+// bert b4 with a one-case breakdown. Round numbers of MiB so the expected chart data follow by hand.
+ResultsFile with_memory() {
+  ResultsFile f = read_results(kCpu);
+  for (int i : {0, 1, 2}) {  // resnet18 b2, b4, b8
+    MemoryInfo m;
+    m.source = "counting allocator";
+    m.parameters_bytes = 45 * kMiB;
+    m.gradients_bytes = 45 * kMiB;
+    m.activations_bytes_per_sample = 20.0 * kMiB;
+    m.peak_bytes = (100 + 20 * f.benchmarks[i].batch_size) * kMiB;
+    f.benchmarks[i].memory = m;
+  }
+  MemoryInfo& fitted = *f.benchmarks[2].memory;
+  // Footprints 300, 340, 420 MiB at batches 2, 4, 8: the line 260 MiB + 20 MiB x batch.
+  fitted.fit = memory::fit_memory({2, 4, 8}, {300 * kMiB, 340 * kMiB, 420 * kMiB}, "address space");
+  for (int64_t size : {int64_t{1} << 30, int64_t{2} << 30}) fitted.predictions.push_back(memory::predict(*fitted.fit, size));
+  Record& bert = f.benchmarks.at(7);
+  EXPECT_EQ(bert.model, "bert");
+  MemoryInfo b;
+  b.parameters_bytes = 40 * kMiB;
+  b.gradients_bytes = 40 * kMiB;
+  b.optimizer_bytes = 80 * kMiB;
+  b.activations_bytes_per_sample = 5.0 * kMiB;
+  b.peak_bytes = 190 * kMiB;
+  bert.memory = b;
+  return f;
+}
+
+TEST(Report, MemoryChartsOnlyForRecordsWithMemory) {
+  // Files without memory (all older ones): no memory charts.
+  const auto none = report_model(fixture_runs());
+  EXPECT_TRUE(none["memory"].is_null());
+  EXPECT_TRUE(none["memory_fits"].empty());
+
+  const auto m = report_model({{"mem.json", with_memory()}});
+  ASSERT_TRUE(m["memory"].is_object());
+  const auto& mb = m["memory"];
+  // The fitted record stands for resnet18's three measured batches; bert has its own bar.
+  EXPECT_EQ(mb["labels"].get<std::vector<std::string>>(),
+            (std::vector<std::string>{"resnet18:b8:fp32:nchw:cpu", "bert:b4:fp32:nchw:cpu"}));
+  // resnet18 b8: 45 + 45 + 0 + 20 x 8 = 250 MiB of the 260 MiB peak; 10 MiB other.
+  EXPECT_DOUBLE_EQ(mb["parameters"][0].get<double>(), 45.0);
+  EXPECT_DOUBLE_EQ(mb["gradients"][0].get<double>(), 45.0);
+  EXPECT_DOUBLE_EQ(mb["optimizer"][0].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(mb["activations"][0].get<double>(), 160.0);
+  EXPECT_DOUBLE_EQ(mb["other"][0].get<double>(), 10.0);
+  EXPECT_DOUBLE_EQ(mb["peak"][0].get<double>(), 260.0);
+  // bert b4: 40 + 40 + 80 + 5 x 4 = 180 MiB of 190 MiB.
+  EXPECT_DOUBLE_EQ(mb["optimizer"][1].get<double>(), 80.0);
+  EXPECT_DOUBLE_EQ(mb["activations"][1].get<double>(), 20.0);
+  EXPECT_DOUBLE_EQ(mb["other"][1].get<double>(), 10.0);
+
+  ASSERT_EQ(m["memory_fits"].size(), 1u);
+  const auto& mf = m["memory_fits"][0];
+  EXPECT_EQ(mf["title"], "resnet18:b8:fp32:nchw:cpu");
+  ASSERT_EQ(mf["points"].size(), 3u);
+  EXPECT_EQ(mf["points"][2]["x"], 8);
+  EXPECT_DOUBLE_EQ(mf["points"][2]["y"].get<double>(), 420.0);
+  // One rule per size; where the line crosses it: (1024 - 260) / 20 = 38.2 -> 38, (2048 - 260) / 20 -> 89.
+  ASSERT_EQ(mf["rules"].size(), 2u);
+  EXPECT_EQ(mf["rules"][0]["label"], "1 GiB");
+  EXPECT_DOUBLE_EQ(mf["rules"][0]["y"].get<double>(), 1024.0);
+  EXPECT_EQ(mf["rules"][0]["largest_batch"], 38);
+  EXPECT_EQ(mf["rules"][1]["largest_batch"], 89);
+  // The axis runs a tenth past the largest prediction: 89 + 8 + 1 = 98; the line spans it.
+  EXPECT_EQ(mf["x_max"], 98);
+  EXPECT_NEAR(mf["line"][0]["y"].get<double>(), 260.0, 1e-9);
+  EXPECT_NEAR(mf["line"][1]["y"].get<double>(), 260.0 + 20.0 * 98, 1e-9);
+  EXPECT_NE(mf["caption"].get<std::string>().find("2 GiB: 89"), std::string::npos) << mf["caption"];
+}
+
 TEST(ReportCli, MissingChartJsIsOneClearLine) {
   const fs::path dir = temp_dir("report", "nochart");
   const int code = shell("TRAINBENCH_CHARTJS=" + (dir / "nope.js").string() + " " + TRAINBENCH_EXE + " report " + kCpu +
@@ -231,6 +307,17 @@ TEST(ReportBrowser, OneRunDrawsEveryChart) {
   const PageStatus s = open_in_chromium(write_report({kCpu}, dir), "report_one_run");
   EXPECT_EQ(s.charts, 4);  // no speed-up with a single run: throughput bars (images/s, sequences/s) instead
   EXPECT_EQ(s.drawn, 4);
+  EXPECT_EQ(s.errors, 0);
+}
+
+TEST(ReportBrowser, MemoryChartsAreDrawn) {
+  const fs::path dir = temp_dir("report", "browser_memory");
+  const fs::path input = dir / "mem.json";
+  write_results_atomic(input.string(), with_memory());
+  const PageStatus s = open_in_chromium(write_report({input.string()}, dir), "report_memory");
+  // OneRunDrawsEveryChart's four, plus where the memory goes and peak memory against batch.
+  EXPECT_EQ(s.charts, 6);
+  EXPECT_EQ(s.drawn, 6);
   EXPECT_EQ(s.errors, 0);
 }
 

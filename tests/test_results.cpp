@@ -18,6 +18,7 @@
 #include "results/journal.h"
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 #include "results/record.h"
 #include "results/results_file.h"
 
@@ -834,6 +835,88 @@ TEST(Printer, CsvQuotesFieldsWithCommasAndQuotes) {
   EXPECT_NE(csv.find("resnet50:b32:fp32:nchw:cpu,resnet50,,32,cpu,fp32,nchw,sgd,false,8,ok,,12.5,images/s,0,2.56,"),
             std::string::npos)
       << csv;
+}
+
+// One CSV row as a map from the header's column names (the rows here have no quoted cells).
+std::map<std::string, std::string> csv_cells(const std::string& csv, size_t row) {
+  std::istringstream in(csv);
+  std::vector<std::vector<std::string>> lines;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream cs(line);
+    for (std::string c; std::getline(cs, c, ',');) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();  // getline drops a last empty cell
+    lines.push_back(cells);
+  }
+  std::map<std::string, std::string> out;
+  EXPECT_EQ(lines.at(0).size(), lines.at(row + 1).size());
+  for (size_t i = 0; i < lines[0].size() && i < lines[row + 1].size(); ++i) out[lines[0][i]] = lines[row + 1][i];
+  return out;
+}
+
+TEST(Printer, CsvHasTheMemoryAndUtilizationColumnsEmptyWhereNotMeasured) {
+  Record gpt;
+  gpt.name = "gpt:b2:bf16:cpu";
+  gpt.status = Status::ok;
+  gpt.precision = "bf16";
+  gpt.model_flops_per_step = 3.5e12;
+  gpt.hardware_flops_per_step = 4.5e12;
+  gpt.mfu = 0.25;
+  gpt.hfu = 0.32;
+  MemoryInfo m;
+  m.peak_bytes = 1000;
+  m.parameters_bytes = 100;
+  m.gradients_bytes = 104;
+  m.optimizer_bytes = 200;
+  m.fixed_bytes = 404;
+  m.activations_bytes_per_sample = 298.0;
+  m.max_rss_bytes = 5000;
+  gpt.memory = m;
+  Record old;  // a record from a file written before these fields: no memory, no model FLOPs
+  old.name = "resnet50:b32:fp32:nchw:cpu";
+  const std::string csv = print_csv({gpt, old});
+  const auto a = csv_cells(csv, 0);
+  // Doubles are written in their shortest round-trip form: read back, they are the same numbers.
+  EXPECT_EQ(std::stod(a.at("model_flops_per_step")), 3.5e12);
+  EXPECT_EQ(std::stod(a.at("hardware_flops_per_step")), 4.5e12);
+  EXPECT_EQ(std::stod(a.at("mfu")), 0.25);
+  EXPECT_EQ(std::stod(a.at("hfu")), 0.32);
+  EXPECT_EQ(a.at("memory_peak_bytes"), "1000");
+  EXPECT_EQ(a.at("memory_parameters_bytes"), "100");
+  EXPECT_EQ(a.at("memory_gradients_bytes"), "104");
+  EXPECT_EQ(a.at("memory_optimizer_bytes"), "200");
+  EXPECT_EQ(a.at("memory_fixed_bytes"), "404");
+  EXPECT_EQ(std::stod(a.at("memory_activations_bytes_per_sample")), 298.0);
+  EXPECT_EQ(a.at("memory_max_rss_bytes"), "5000");
+  const auto b = csv_cells(csv, 1);
+  for (const char* k : {"model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu", "memory_peak_bytes",
+                        "memory_parameters_bytes", "memory_activations_bytes_per_sample", "memory_max_rss_bytes"}) {
+    EXPECT_EQ(b.at(k), "") << k;
+  }
+  EXPECT_EQ(b.at("name"), "resnet50:b32:fp32:nchw:cpu");
+}
+
+TEST(Printer, MfuIsAFooterLineOnlyForRowsThatHaveIt) {
+  Record gpt;
+  gpt.name = "gpt:b2:bf16:cpu";
+  gpt.status = Status::ok;
+  gpt.precision = "bf16";
+  gpt.mfu = 0.25;
+  gpt.hfu = 0.32;
+  Record cnn = gpt;
+  cnn.name = "resnet50:b32:fp32:nchw:cpu";
+  cnn.mfu = cnn.hfu = std::nan("");
+  const std::string table = print_table({gpt, cnn});
+  // Three significant figures, as every number in the table.
+  EXPECT_NE(table.find("gpt:b2:bf16:cpu: MFU 25.0%, HFU 32.0% (model FLOP/s by the PaLM formula over the measured bf16 peak)"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("resnet50:b32:fp32:nchw:cpu: MFU"), std::string::npos) << table;
+  EXPECT_NE(print_markdown({gpt}).find("MFU 25.0%"), std::string::npos);
+  EXPECT_EQ(utilization_footer({cnn}), "");
+  Record failed = gpt;
+  failed.status = Status::oom;
+  EXPECT_EQ(utilization_footer({failed}), "") << "a failed row measured nothing";
 }
 
 TEST(Printer, JsonIsTheResultsFile) {

@@ -2,6 +2,7 @@
 // Every try is its own child process; every try is recorded in the results file.
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -69,9 +70,20 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
     // A small batch already failed: the classic search finds out from `start` what does fit.
     m = search_max_batch(c, flags, start, max_batch, interrupted);
   } else {
+    // Under a small limit the fit may stand on batches smaller than kFitBatches; the smallest that ran
+    // out of memory bounds the search from above (the answer is below it).
+    const int64_t trained = e.summary.batch_size;
+    const int64_t too_big = e.oom_batches.empty() ? 0 : e.oom_batches.front();
     *predicted = e.summary.memory->predictions.front().largest_batch;
-    m = find_max_batch_near(c, *predicted, kFitBatches[1], max_batch, run_one);
-    if (m.largest == kFitBatches[1] && m.best.batch_size != m.largest) m.best = e.summary;
+    if (too_big != 0 && too_big - trained <= 1) {
+      m.largest = trained;  // already bracketed by the fit's own tries
+    } else {
+      const int64_t first = too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted;
+      m = find_max_batch_near(c, first, trained, too_big != 0 ? std::min(max_batch, too_big - 1) : max_batch, run_one);
+      // Capped below a batch known not to train, reaching the cap is the answer, not the --max-batch limit.
+      if (too_big != 0 && m.largest == too_big - 1 && too_big - 1 < max_batch) m.hit_limit = false;
+    }
+    if (m.largest == trained && m.best.batch_size != m.largest) m.best = e.summary;
   }
   m.tries.insert(m.tries.begin(), e.tries.begin(), e.tries.end());
   return m;

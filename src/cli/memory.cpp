@@ -40,6 +40,29 @@ std::vector<int64_t> fit_sizes(const std::string& text, const MeasureFlags& flag
   return sizes;
 }
 
+// A batch that ran out of memory under --memory-limit is a measurement: the fitted line (which moves in
+// the heap's growth steps on a CPU) must not promise it, or a larger one, for sizes up to that limit.
+void cap_by_measured_oom(MemoryEstimate& e, int64_t limit) {
+  if (!e.fitted || limit <= 0 || e.oom_batches.empty()) return;
+  const int64_t below = e.oom_batches.front() - 1;
+  bool capped = false;
+  auto cap = [&](Record& r) {
+    if (!r.memory || !r.memory->fit) return;
+    for (auto& p : r.memory->predictions) {
+      if (p.size_bytes <= limit && p.largest_batch > below) {
+        p.largest_batch = below;
+        capped = true;
+      }
+    }
+    if (capped && r.memory->assumptions.find("capped") == std::string::npos) {
+      r.memory->assumptions += fmt::format("; predictions for sizes up to the limit capped at batch {} (batch {} ran "
+                                           "out of memory under it)", below, below + 1);
+    }
+  };
+  for (auto& r : e.tries) cap(r);
+  cap(e.summary);
+}
+
 }  // namespace
 
 int cmd_memory(MemoryOptions o) {
@@ -72,18 +95,27 @@ int cmd_memory(MemoryOptions o) {
   bool interrupted = false;
   int code = kExitOk;
   const std::vector<std::string> child_flags = o.measure.child_args();
+  const int64_t limit = o.measure.memory_limit.empty() ? 0 : parse_size(o.measure.memory_limit, "memory limit");
   for (const auto& c : plan) {
     std::cerr << "memory " << c.descriptor() << "\n";
-    const MemoryEstimate e = estimate_memory(c, batches, sizes, o.batch, [&](const Case& trial) {
+    MemoryEstimate e = estimate_memory(c, batches, sizes, o.batch, [&](const Case& trial) {
       if (interrupted) return failed_record(trial, "interrupted");
       Record r = run_case_isolated(trial, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
       std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
       return r;
     });
+    cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {
-      std::cout << print_memory(e.summary) << std::endl;
+      std::cout << print_memory(e.summary, e.oom_batches) << std::endl;
     } else {
+      // The breakdown of the largest batch that trained still says where its bytes went.
+      for (auto it = e.tries.rbegin(); it != e.tries.rend(); ++it) {
+        if (it->status == Status::ok && it->memory) {
+          std::cout << print_memory(*it);
+          break;
+        }
+      }
       std::cout << fmt::format("{}: no fit: {}\n", c.model, e.failure) << std::endl;
       code = kExitFailure;
     }

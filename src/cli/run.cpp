@@ -15,6 +15,7 @@
 #include "report/html_report.h"
 #include "results/journal.h"
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/plan.h"
@@ -435,7 +436,8 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!live_table) std::cout << print_records(format, results) << std::flush;
-  if (live_table) std::cout << noise_footer(results.benchmarks) << data_footer(results.benchmarks) << std::flush;
+  if (live_table) std::cout << noise_footer(results.benchmarks) << data_footer(results.benchmarks)
+                            << utilization_footer(results.benchmarks) << std::flush;
   if (dist) (live_table ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
   if (interrupted) {
     journal.close();

@@ -1,6 +1,7 @@
 // The HTML report: one self-contained page (Chart.js inlined, no network) built from results files.
 // It holds each run's context, the speed-up chart OTHER/BASE per model, throughput against batch size,
-// the convnet ablation (throughput and GFLOP/s) and every case in a sortable table. docs/compare-and-report.md.
+// the convnet ablation (throughput and GFLOP/s), where the memory goes and peak memory against batch,
+// and every case in a sortable table. docs/compare-and-report.md.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -50,6 +51,15 @@ std::string fill_report_template(const std::string& title, const std::string& mo
 std::string html_escape(const std::string& s);
 // JSON text made safe inside <script>: <, >, & and U+2028/U+2029 written as \uXXXX escapes.
 std::string json_script_safe(const std::string& json);
+// The workload of a record without its batch (the join key less ":bN"): what a batch sweep varies.
+std::string sweep_key(const Record& r);
+// The memory charts (report_memory.cpp): one stacked bar per case with a `memory` breakdown (a `memory`
+// run's fitted record standing for its measured batches), null when no record has one; and one
+// chart per fit (measured peaks, the fitted line, each --fits size), empty without fits.
+nlohmann::json memory_breakdown_model(const std::vector<ReportRun>& runs);
+nlohmann::json memory_fit_model(const std::vector<ReportRun>& runs);
+// The script that draws them, run inside the page's script with its helpers.
+const char* memory_charts_script();
 }  // namespace detail
 
 }  // namespace trainbench

@@ -229,6 +229,7 @@ const char* const kScript = R"TB(
     });
   }
 
+@MEMORY_CHARTS@
   // The sortable table: click a column title; click again to reverse.
   document.querySelectorAll('table.sortable').forEach(function (table) {
     var heads = table.tHead.rows[0].cells;
@@ -331,7 +332,7 @@ std::string fill_report_template(const std::string& title, const std::string& mo
   page += "<pre id=\"tb-status\">charts=? drawn=? errors=?</pre>\n";
   page += "<script type=\"application/json\" id=\"tb-model\">" + json_script_safe(model_json) + "</script>\n";
   page += "<script>\n" + script_safe(chartjs) + "\n</script>\n";
-  page += kScript;
+  page += replace_once(kScript, "@MEMORY_CHARTS@", memory_charts_script());
   return page;
 }
 

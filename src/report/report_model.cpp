@@ -1,5 +1,5 @@
 // The chart data of the HTML report: speed-up per model, throughput against batch size, the ablation,
-// throughput against world size (data parallel).
+// throughput against world size (data parallel); the memory charts' data come from report_memory.cpp.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -15,9 +15,23 @@
 
 namespace trainbench {
 
+namespace detail {
+
+std::string sweep_key(const Record& r) {
+  Record copy = r;
+  copy.batch_size = 0;
+  std::string k = join_key(copy, false);
+  const auto pos = k.find(":b0:");
+  if (pos != std::string::npos) k.erase(pos, 3);
+  return k;
+}
+
+}  // namespace detail
+
 namespace {
 
 using nlohmann::json;
+using detail::sweep_key;
 
 json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
@@ -59,16 +73,6 @@ json speedup_model(const std::vector<ReportRun>& runs) {
                       {"counts", counts}});
   }
   return {{"base", series_label(runs[0])}, {"labels", models}, {"series", series}, {"means", means}};
-}
-
-// The workload of a sweep: the join key without the batch.
-std::string sweep_key(const Record& r) {
-  Record copy = r;
-  copy.batch_size = 0;
-  std::string k = join_key(copy, false);
-  const auto pos = k.find(":b0:");
-  if (pos != std::string::npos) k.erase(pos, 3);
-  return k;
 }
 
 // One line per run (and per thread count when a run sweeps threads) for each workload run at two or
@@ -335,6 +339,8 @@ json report_model(const std::vector<ReportRun>& runs) {
   m["explain"] = explain_model(runs);
   m["scaling"] = scaling_model(runs);
   m["throughput"] = throughput_model(runs);
+  m["memory"] = detail::memory_breakdown_model(runs);
+  m["memory_fits"] = detail::memory_fit_model(runs);
   return m;
 }
 

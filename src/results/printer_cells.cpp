@@ -6,6 +6,7 @@
 
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 
 namespace trainbench::detail {
 
@@ -124,6 +125,17 @@ std::string noise_footer(const std::vector<Record>& records) {
   return fmt::format("! {} of {} row(s) stopped on a limit before the median's noise reached the {}% target: {} "
                      "(or accept more noise with --max-noise)\n",
                      missed, records.size(), fmt::format("{:g}", target * 100.0), fix);
+}
+
+std::string utilization_footer(const std::vector<Record>& records) {
+  std::string out;
+  for (const auto& r : records) {
+    if (!r.ok() || !std::isfinite(r.mfu)) continue;
+    out += fmt::format("{}: MFU {}%", r.name, format_significant(100.0 * r.mfu));
+    if (std::isfinite(r.hfu)) out += fmt::format(", HFU {}%", format_significant(100.0 * r.hfu));
+    out += " (model FLOP/s by the PaLM formula over the measured " + r.precision + " peak)\n";
+  }
+  return out;
 }
 
 }  // namespace trainbench

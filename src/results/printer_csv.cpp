@@ -21,6 +21,8 @@ std::string csv_quote(const std::string& s) {
 namespace {
 
 std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
+// Model and hardware FLOPs are 0 where not defined (models other than language models): an empty cell.
+std::string positive_or_empty(double x) { return std::isfinite(x) && x > 0.0 ? num(x) : ""; }
 
 std::string params_text(const Record& r) {
   std::string s;
@@ -36,6 +38,9 @@ const char* const kHeader[] = {
     "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps", "loss_scale", "mean_sm_clock_mhz",
     "throttled_samples", "step_time_median_noise", "step_time_lag1_autocorrelation", "noise_target", "noise_target_met",
     "energy_j_per_sample", "mean_power_w", "energy_source", "data_source", "data_wait_share", "data_verdict",
+    "model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu", "memory_peak_bytes", "memory_parameters_bytes",
+    "memory_gradients_bytes", "memory_optimizer_bytes", "memory_fixed_bytes", "memory_activations_bytes_per_sample",
+    "memory_max_rss_bytes",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -53,6 +58,7 @@ std::string print_csv(const std::vector<Record>& records) {
   append_row(out, std::vector<std::string>(std::begin(kHeader), std::end(kHeader)));
   for (const auto& r : records) {
     const Summary& s = r.step_time_s;
+    const MemoryInfo* m = r.memory ? &*r.memory : nullptr;  // null: not measured (older files): empty cells
     append_row(out, {r.name, r.model, params_text(r), std::to_string(r.batch_size), r.device, r.precision, r.layout,
                      r.optimizer, r.forward_only ? "true" : "false", std::to_string(r.threads), to_string(r.status),
                      r.error, num(r.throughput), r.unit, num(r.tokens_per_s), num(s.median), num(s.mean), num(s.stddev), num(s.min),
@@ -65,7 +71,12 @@ std::string print_csv(const std::vector<Record>& records) {
                      num(s.lag1_autocorrelation), num(r.noise_target),
                      r.noise_target_met ? (*r.noise_target_met ? "true" : "false") : "", num(r.energy_j_per_sample),
                      num(r.mean_power_w), r.energy_source.value_or(""), r.data ? r.data->source : "",
-                     r.data ? num(r.data->wait_share) : "", r.data ? r.data->verdict : ""});
+                     r.data ? num(r.data->wait_share) : "", r.data ? r.data->verdict : "",
+                     positive_or_empty(r.model_flops_per_step), positive_or_empty(r.hardware_flops_per_step),
+                     num(r.mfu), num(r.hfu), m ? std::to_string(m->peak_bytes) : "",
+                     m ? std::to_string(m->parameters_bytes) : "", m ? std::to_string(m->gradients_bytes) : "",
+                     m ? std::to_string(m->optimizer_bytes) : "", m ? std::to_string(m->fixed_bytes) : "",
+                     m ? num(m->activations_bytes_per_sample) : "", m ? std::to_string(m->max_rss_bytes) : ""});
   }
   return out;
 }

@@ -1,5 +1,6 @@
 // A GitHub-flavoured markdown table with the console table's columns, for pasting into issues and docs.
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 
 namespace trainbench {
 
@@ -34,7 +35,7 @@ std::string print_markdown(const std::vector<Record>& records, const Context* co
   }
   out += md_line(titles) + separator + "\n";
   for (const auto& r : records) out += md_line(detail::table_cells(r));
-  const std::string footer = noise_footer(records) + data_footer(records);
+  const std::string footer = noise_footer(records) + data_footer(records) + utilization_footer(records);
   // Each footer line its own paragraph (an escape would join them into one).
   size_t at = 0;
   while (at < footer.size()) {

@@ -13,7 +13,7 @@ std::string bytes_or_dash(double v) { return std::isfinite(v) ? format_bytes(sta
 
 }  // namespace
 
-std::string print_memory(const Record& r) {
+std::string print_memory(const Record& r, const std::vector<int64_t>& oom_batches) {
   if (!r.memory) return "";
   const MemoryInfo& m = *r.memory;
   std::string out = fmt::format("{} ({})\n", r.name, m.source);
@@ -44,8 +44,15 @@ std::string print_memory(const Record& r) {
   }
   out += fmt::format("  fit ({}): {} + {} x batch   [{}]\n", f.basis, bytes_or_dash(f.fixed_bytes),
                      bytes_or_dash(f.per_sample_bytes), points);
+  if (!oom_batches.empty()) {
+    std::string oom;
+    for (size_t i = 0; i < oom_batches.size(); ++i) oom += fmt::format("{}{}", i == 0 ? "" : ", ", oom_batches[i]);
+    out += fmt::format("  batch{} {} ran out of memory: fitted on the {} smaller batches that trained\n",
+                       oom_batches.size() == 1 ? "" : "es", oom, f.batches.size());
+  }
   if (std::isnan(f.linearity_error)) {
-    out += "  linearity: not checked (two batches)\n";
+    out += oom_batches.empty() ? "  linearity: not checked (two batches)\n"
+                               : "  linearity: not checked (only two batches trained)\n";
   } else if (f.linear) {
     out += fmt::format("  linearity: ok (the smallest batch is {:.1f}% off the line)\n", 100.0 * f.linearity_error);
   } else {

@@ -1,5 +1,6 @@
 // The console table: fixed-width columns, so rows printed live as cases end line up with the header.
 #include "results/printer.h"
+#include "results/printer_utilization.h"
 
 namespace trainbench {
 
@@ -41,7 +42,7 @@ std::string print_table(const std::vector<Record>& records, const Context* conte
   if (context) out += detail::context_summary(*context) + "\n\n";
   out += table_header();
   for (const auto& r : records) out += table_row(r);
-  return out + noise_footer(records) + data_footer(records);
+  return out + noise_footer(records) + data_footer(records) + utilization_footer(records);
 }
 
 }  // namespace trainbench

@@ -16,16 +16,51 @@ std::string prediction_assumptions(const DeviceSpec& device) {
          "tensor bytes transfer to other devices only as a lower bound (their kernels pick their own workspaces)";
 }
 
+namespace {
+
+// "8" or "2, 1", in the order given.
+std::string numbers(const std::vector<int64_t>& batches) {
+  std::string s;
+  for (size_t i = 0; i < batches.size(); ++i) s += (i ? ", " : "") + std::to_string(batches[i]);
+  return s;
+}
+
+// "batch 8" or "batches 2, 1".
+std::string batch_list(const std::vector<int64_t>& batches) {
+  return (batches.size() == 1 ? "batch " : "batches ") + numbers(batches);
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one) {
   MemoryEstimate out;
-  std::vector<int64_t> measured, tensor_peaks, footprints;
+  std::vector<int64_t> measured, tensor_peaks, footprints, oom;
   size_t carrier = 0;
-  for (int64_t b : batches) {
+  // The batches asked for, smallest first, until one runs out of memory; then batches below the
+  // smallest that did (halving while none has trained, bisecting above the largest that has) until as
+  // many points as asked for trained or no untried batch is left between the two.
+  const size_t wanted = batches.size();
+  size_t next = 0;
+  while (measured.size() < wanted) {
+    int64_t b = 0;
+    if (next < batches.size() && (oom.empty() || batches[next] < oom.back())) {
+      b = batches[next++];
+    } else if (!oom.empty()) {
+      const int64_t lo = measured.empty() ? 0 : measured.back();
+      b = lo + (oom.back() - lo) / 2;
+      if (b <= lo) break;
+    } else {
+      break;
+    }
     Case c = base;
     c.batch = b;
     Record r = run_one(c);
     out.tries.push_back(r);
+    if (r.status == Status::oom) {
+      oom.push_back(b);  // each one smaller than the last: only batches below it are tried from here
+      continue;
+    }
     if (r.status != Status::ok || !r.memory) {
       out.failure = "batch " + std::to_string(b) + ": " + std::string(to_string(r.status)) +
                     (r.error.empty() ? (r.memory ? "" : " (no memory measured)") : " (" + r.error + ")");
@@ -34,7 +69,14 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     measured.push_back(b);
     tensor_peaks.push_back(r.memory->peak_bytes);
     footprints.push_back(r.memory->footprint_peak_bytes);
-    if (b >= out.tries[carrier].batch_size) carrier = out.tries.size() - 1;
+    carrier = out.tries.size() - 1;  // batches that train come in ascending order: the last is the largest
+  }
+  if (measured.size() < 2) {
+    out.failure = measured.empty()
+                      ? "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)"
+                      : "only batch " + std::to_string(measured.front()) + " trains (" + batch_list(oom) +
+                            " ran out of memory); a fit needs two batches";
+    return out;
   }
   const MemoryFit tensors = memory::fit_memory(measured, tensor_peaks, "tensors");
   const MemoryFit footprint = memory::fit_memory(measured, footprints, base.device.is_gpu() ? "reserved" : "address space");
@@ -42,12 +84,20 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   m.fixed_bytes = static_cast<int64_t>(std::llround(tensors.fixed_bytes));
   m.activations_bytes_per_sample = tensors.per_sample_bytes;
   m.fit = footprint;
+  std::sort(oom.begin(), oom.end());
+  out.oom_batches = oom;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
   for (int64_t size : sizes) {
     m.predictions.push_back(memory::predict(footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch)
                                                                                  : std::nullopt));
   }
   m.assumptions = prediction_assumptions(base.device);
+  if (!oom.empty()) {
+    // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
+    // asked for, and with two points its linearity is unchecked.
+    m.assumptions += "; fitted on batches " + numbers(measured) + " because " + batch_list(oom) +
+                     " ran out of memory while measuring";
+  }
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;
