@@ -220,7 +220,9 @@ TEST(ScriptCli, RunRecordsTheFileAndItsDescriptorReruns) {
 }
 
 // explain reads layers from the dispatched operators, so a scripted model's step is attributed to its
-// layers as a built-in model's is: tiny_conv's convolution, batch norm and linear layer.
+// convolutions and linear layers as a built-in model's is: tiny_conv's conv 3->4 k3 pad 1 on 8x8 and its
+// linear 4->5 on 2 samples. (The TorchScript executor's optimised graph decomposes batch norm into
+// element-wise operators, so its time stays in the step's "other" part: README, "Your own model".)
 TEST(ScriptCli, ExplainAttributesTheStepToItsLayers) {
   const auto dir = temp_dir("torchscript", "explain");
   const CmdResult r = run_trainbench("explain --model " + kConv + " --input 3x8x8 --target classes:5 --batch 2 --threads 1"
@@ -229,12 +231,11 @@ TEST(ScriptCli, ExplainAttributesTheStepToItsLayers) {
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results((dir / "ex.json").string());
   ASSERT_TRUE(f.explain);
-  ASSERT_EQ(f.explain->layers.size(), 3u);
   std::string ops;
   for (const auto& l : f.explain->layers) ops += l.op + " ";
-  EXPECT_NE(ops.find("conv:"), std::string::npos) << ops;
-  EXPECT_NE(ops.find("bn:"), std::string::npos) << ops;
-  EXPECT_NE(ops.find("linear:"), std::string::npos) << ops;
+  EXPECT_NE(ops.find("conv:mb2ic3ih8oc4kh3ph1 "), std::string::npos) << ops;
+  EXPECT_NE(ops.find("linear:m2n5k4 "), std::string::npos) << ops;
+  EXPECT_GT(f.explain->step_time_s, 0.0);
 }
 
 }  // namespace
