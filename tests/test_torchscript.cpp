@@ -7,6 +7,8 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +16,7 @@
 
 #include "cli_util.h"
 #include "core/sha256.h"
+#include "results/record.h"
 #include "results/results_file.h"
 #include "runner/case.h"
 #include "runner/plan.h"
@@ -65,6 +68,26 @@ TEST(Sha256, FixtureMatchesSha256sum) {
   const FileDigest d = digest_file(kConv);
   EXPECT_EQ(d.sha256, expected);
   EXPECT_EQ(d.bytes, static_cast<int64_t>(fs::file_size(kConv)));
+}
+
+// The record's file fields go through JSON and back; a file without them (a built-in model's row, an
+// older results file) reads as 0 and ""; a digest that is not 64 lower-case hex digits is refused.
+TEST(ScriptRecord, FileFieldsRoundTripAndOlderFilesRead) {
+  Record r;
+  r.model_file_bytes = 8811;
+  r.model_file_sha256 = sha256_hex("abc");
+  nlohmann::json j = to_json(r);
+  const Record back = record_from_json(j);
+  EXPECT_EQ(back.model_file_bytes, 8811);
+  EXPECT_EQ(back.model_file_sha256, r.model_file_sha256);
+  j.erase("model_file_bytes");
+  j.erase("model_file_sha256");
+  const Record old = record_from_json(j);
+  EXPECT_EQ(old.model_file_bytes, 0);
+  EXPECT_EQ(old.model_file_sha256, "");
+  EXPECT_FALSE(to_json(Record{}).contains("model_file_sha256"));  // built-in rows stay as they were
+  j["model_file_sha256"] = "ABC";
+  EXPECT_THROW(record_from_json(j), std::runtime_error);
 }
 
 // Percent-escaping, by the rule in runner/case.h: '%' -> %25, ':' -> %3A, ',' -> %2C, '=' -> %3D, ' ' -> %20.
