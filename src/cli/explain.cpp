@@ -18,8 +18,8 @@ namespace trainbench::cli {
 
 int cmd_explain(ExplainOptions o) {
   Sweep sweep;
-  sweep.models = {o.model};
   sweep.params = params_product(parse_sets(o.sets));
+  sweep.models = sweep_models(o.model, o.script, sweep.params);
   if (sweep.params.size() != 1) throw InputError("explain takes one value per --set key (no comma lists)");
   sweep.batches = {o.batch};
   sweep.precisions = {o.precision};

@@ -11,6 +11,7 @@
 #include "runner/suite.h"
 #include "workloads/model_counts.h"
 #include "workloads/registry.h"
+#include "workloads/script.h"
 
 namespace trainbench::cli {
 namespace {
@@ -41,7 +42,9 @@ int cmd_list(const std::vector<std::string>& models) {
                            "description");
   for (const WorkloadInfo* w : chosen) {
     std::string params = "?", forward = "?", training = "?";
-    try {
+    if (w->name == kScriptModel) {
+      params = forward = training = "-";  // the file's own: `run --model FILE.pt` records them
+    } else try {
       const ModelCounts c = cache.get(*w, effective_params(*w, {}));
       params = grouped(c.parameters);
       forward = fmt::format("{:.3g}", c.forward_flops / 1e9);

@@ -113,13 +113,14 @@ int main_entry(int argc, char** argv) {
 
   RunOptions run;
   CLI::App* run_cmd = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
-  run_cmd->add_option("--model,-m", run.models, "Models, comma-separated (see `trainbench list`)");
+  run_cmd->add_option("--model,-m", run.models, "Models, comma-separated (see `trainbench list`), or one TorchScript file with --input and --target");
   run_cmd->add_option("--batch,-b", run.batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
   run_cmd->add_option("--device,-d", run.devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
   run_cmd->add_option("--precision", run.precisions, "fp32, fp16, bf16 (mixed precision), fp16-pure, bf16-pure, comma-separated");
   run_cmd->add_option("--layout", run.layouts, "nchw or nhwc (channels-last), comma-separated");
   run_cmd->add_option("--optimizer", run.optimizers, "sgd, momentum, adam, adamw, comma-separated");
   run_cmd->add_option("--threads", run.threads, "Intra-op threads, comma-separated (0: one per core)");
+  run.script.add_to(*run_cmd);
   run_cmd->add_option("--set", run.sets, "Workload parameter key=value (a comma list is a sweep axis); repeatable");
   run_cmd->add_flag("--forward-only", run.forward_only, "Time inference (forward pass) only");
   run_cmd->add_option("--suite,-s", run.suite, "A built-in suite name (quick, ...) or a suite .toml file");
@@ -173,6 +174,7 @@ int main_entry(int argc, char** argv) {
   MaxBatchOptions mb;
   CLI::App* mb_cmd = app.add_subcommand("maxbatch", "Find the largest batch that trains (doubling, then bisection)");
   mb_cmd->add_option("--model,-m", mb.models, "Models, comma-separated")->required();
+  mb.script.add_to(*mb_cmd);
   mb_cmd->add_option("--set", mb.sets, "Workload parameter key=value (comma list: one search each); repeatable");
   mb_cmd->add_option("--device,-d", mb.devices, "Devices: cpu, cuda, cuda:N");
   mb_cmd->add_option("--precision", mb.precisions, "fp32, fp16, bf16, fp16-pure, bf16-pure");
@@ -193,6 +195,7 @@ int main_entry(int argc, char** argv) {
   MemoryOptions mem;
   CLI::App* mem_cmd = app.add_subcommand("memory", "Where a training step's memory goes, and the largest batch per memory size");
   mem_cmd->add_option("--model,-m", mem.models, "Models, comma-separated")->required();
+  mem.script.add_to(*mem_cmd);
   mem_cmd->add_option("--set", mem.sets, "Workload parameter key=value (comma list: one case each); repeatable");
   mem_cmd->add_option("--device,-d", mem.devices, "Devices: cpu, cuda, cuda:N");
   mem_cmd->add_option("--precision", mem.precisions, "fp32, fp16, bf16, fp16-pure, bf16-pure");
@@ -250,6 +253,7 @@ int main_entry(int argc, char** argv) {
   CLI::App* ex_cmd = app.add_subcommand("explain", "Break a model's training step into its layers and flag slow ones");
   ex_cmd->add_option("--model,-m", ex.model, "The model (see `trainbench list`)")->required();
   ex_cmd->add_option("--batch,-b", ex.batch, "Batch size")->required()->check(rule(kBatchSize));
+  ex.script.add_to(*ex_cmd);
   ex_cmd->add_option("--set", ex.sets, "Workload parameter key=value; repeatable");
   ex_cmd->add_option("--device,-d", ex.device, "cpu, cuda, cuda:N (default: the best one present)");
   ex_cmd->add_option("--precision", ex.precision, "fp32, bf16, fp16");

@@ -106,8 +106,8 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
 
 int cmd_maxbatch(MaxBatchOptions o) {
   Sweep s;
-  s.models = split_list(o.models, "model");
   s.params = params_product(parse_sets(o.sets));
+  s.models = sweep_models(o.models, o.script, s.params);
   s.batches = {o.start};
   s.precisions = split_list(o.precisions, "precision");
   s.layouts = split_list(o.layouts, "layout");

@@ -67,8 +67,8 @@ void cap_by_measured_oom(MemoryEstimate& e, int64_t limit) {
 
 int cmd_memory(MemoryOptions o) {
   Sweep s;
-  s.models = split_list(o.models, "model");
   s.params = params_product(parse_sets(o.sets));
+  s.models = sweep_models(o.models, o.script, s.params);
   const std::vector<int64_t> batches = parse_int_list(o.measure_batches, "--measure-batches");
   if (batches.size() < 2 || batches.size() > 3) throw InputError("--measure-batches: give two or three batches");
   for (size_t i = 1; i < batches.size(); ++i) {

@@ -53,6 +53,22 @@ struct DistFlags {
   int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * 1024 * 1024); }
 };
 
+// --input and --target: `--model FILE.pt` is then one TorchScript file (workloads/script.h), its path
+// taken whole (commas and colons included), not a comma list of workloads.
+struct ScriptFlags {
+  std::string input;   // 3x224x224 | tokens:SEQ
+  std::string target;  // classes:K | next-token:V | mse
+
+  void add_to(CLI::App& app);
+  bool given() const { return !input.empty() || !target.empty(); }
+};
+
+// The models of a sweep from --model: a comma list of workloads, or with --input/--target one
+// TorchScript file, whose file=, input= and target= are then added to every parameter combination in
+// `params`. Throws InputError (a model file without --input/--target, one of the two alone).
+std::vector<std::string> sweep_models(const std::string& models, const ScriptFlags& script,
+                                      std::vector<std::map<std::string, std::string>>& params);
+
 struct RunOptions {
   std::string models, batches, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd", threads = "0";
   std::string data = "synthetic", data_dtype = "uint16", loader_threads = "0";  // real input (src/data)
@@ -67,6 +83,7 @@ struct RunOptions {
   std::string report;  // --report FILE: the HTML report of the results, written at the end
   MeasureFlags measure;
   DistFlags dist;
+  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
 struct LaunchFlags {
@@ -92,6 +109,7 @@ struct MaxBatchOptions {
   bool no_predict = false;  // --no-predict: the doubling search without a memory prediction
   std::string output;
   MeasureFlags measure;
+  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
 struct MemoryOptions {
@@ -103,6 +121,7 @@ struct MemoryOptions {
   std::string measure_batches = "2,4,8";   // the batches measured for the fit
   std::string output;
   MeasureFlags measure;
+  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
 struct CompareOptions {
@@ -143,6 +162,7 @@ struct ExplainOptions {
   std::string output;
   std::string format = "table";
   MeasureFlags measure;  // the whole step
+  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
 // `trainbench data`: the image loader alone.

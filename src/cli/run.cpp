@@ -142,9 +142,11 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     }
   }
   if (!o.sets.empty() && o.models.empty()) throw InputError("--set needs --model (it sets that workload's parameters)");
+  if (o.script.given() && o.models.empty()) throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
   if (!o.models.empty() || !o.batches.empty()) {
     Sweep s;
-    s.models = o.models.empty() ? std::vector<std::string>{} : split_list(o.models, "model");
+    s.params = params_product(parse_sets(o.sets));
+    s.models = o.models.empty() ? std::vector<std::string>{} : sweep_models(o.models, o.script, s.params);
     const bool search = o.batches == "auto";
     if (!search && !o.batches.empty()) {
       for (const auto& b : split_list(o.batches, "batch size")) {
@@ -161,7 +163,6 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     s.data = o.data;
     s.data_dtype = o.data_dtype;
     s.loader_threads = loader_thread_list(o.loader_threads, true);
-    s.params = params_product(parse_sets(o.sets));
     for (auto& c : make_plan(s)) {
       if (search) auto_batch.insert(c.descriptor());
       plan.push_back(std::move(c));

@@ -31,7 +31,10 @@ struct CounterState {
 thread_local CounterState* t_state = nullptr;
 
 bool is_counted(const char* name) {
-  static const char* const kOps[] = {"aten::convolution", "aten::addmm", "aten::mm", "aten::bmm", "aten::baddbmm"};
+  // aten::_convolution: what a traced TorchScript module calls directly (torch.jit.trace records the
+  // convolution below aten::convolution); inside aten::convolution it is nested and not counted again.
+  static const char* const kOps[] = {"aten::convolution", "aten::_convolution", "aten::addmm", "aten::mm", "aten::bmm",
+                                     "aten::baddbmm"};
   for (const char* op : kOps) {
     if (std::strcmp(name, op) == 0) return true;
   }
@@ -63,8 +66,9 @@ std::pair<size_t, size_t> operands_of(const char* name) {
 }
 
 double flops_of(const char* name, c10::ArrayRef<const c10::IValue> in) {
-  if (std::strcmp(name, "aten::convolution") == 0) {
-    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+  if (std::strcmp(name, "aten::convolution") == 0 || std::strcmp(name, "aten::_convolution") == 0) {
+    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+    // _convolution takes the same nine first, then backend flags.
     if (in.size() < 9) return 0.0;
     auto x = sizes_of(in[0]);
     auto w = sizes_of(in[1]);

@@ -20,8 +20,9 @@ thread_local CollectorState* t_state = nullptr;
 
 bool is_layer(const char* name) {
   // models::linear dispatches aten::linear; torch::nn::Linear's forward is addmm (2-d input) or matmul +
-  // add (more dims).
-  static const char* const kOps[] = {"aten::convolution", "aten::linear", "aten::addmm", "aten::matmul", "aten::mm",
+  // add (more dims). A traced TorchScript module calls aten::_convolution directly (nested inside
+  // aten::convolution otherwise, so never collected twice).
+  static const char* const kOps[] = {"aten::convolution", "aten::_convolution", "aten::linear", "aten::addmm", "aten::matmul", "aten::mm",
                                      "aten::lstm",        "aten::batch_norm", "trainbench::attention"};
   for (const char* op : kOps) {
     if (std::strcmp(name, op) == 0) return true;
@@ -43,8 +44,9 @@ std::optional<LayerCall> describe(const char* name, c10::ArrayRef<const c10::IVa
   if (x == nullptr) return std::nullopt;
   LayerCall call;
   call.input_grad = x->requires_grad();
-  if (std::strcmp(name, "aten::convolution") == 0) {
-    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+  if (std::strcmp(name, "aten::convolution") == 0 || std::strcmp(name, "aten::_convolution") == 0) {
+    // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+    // _convolution: the same nine, then backend flags
     const at::Tensor* w = tensor_at(in, 1);
     if (w == nullptr || x->dim() != 4 || in.size() < 9 || in[6].toBool()) return std::nullopt;
     const auto stride = in[3].toIntVector(), pad = in[4].toIntVector(), dil = in[5].toIntVector();

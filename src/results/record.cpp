@@ -178,6 +178,11 @@ void check_values(const Record& r) {
   check("mfu", r.mfu, 0, 1e4);
   check("hfu", r.hfu, 0, 1e4);
   check("parameters", static_cast<double>(r.parameters), 0, 1e15, true);
+  check("model_file_bytes", static_cast<double>(r.model_file_bytes), 0, 1e15, true);
+  if (!r.model_file_sha256.empty() &&
+      (r.model_file_sha256.size() != 64 || r.model_file_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+    throw std::runtime_error("field \"model_file_sha256\": '" + r.model_file_sha256 + "' is not 64 lower-case hex digits");
+  }
   check("peak_memory_bytes", static_cast<double>(r.peak_memory_bytes), -1, 1e18, true);  // -1: unknown
   check("peak_reserved_bytes", static_cast<double>(r.peak_reserved_bytes), -1, 1e18, true);
   check("skipped_steps", static_cast<double>(r.skipped_steps), 0, 1e12, true);
@@ -244,6 +249,11 @@ nlohmann::json to_json(const Record& r) {
   j["hfu"] = number_or_null(r.hfu);
   j["data"] = r.data ? data_to_json(*r.data) : nlohmann::json(nullptr);
   j["memory"] = r.memory ? memory_to_json(*r.memory) : nlohmann::json(nullptr);
+  // Only TorchScript models name a file; rows of built-in models stay as they were.
+  if (!r.model_file_sha256.empty()) {
+    j["model_file_bytes"] = r.model_file_bytes;
+    j["model_file_sha256"] = r.model_file_sha256;
+  }
   return j;
 }
 
@@ -316,6 +326,8 @@ Record record_from_json(const nlohmann::json& j) {
   // Synthetic data (and files before real data existed): null or absent.
   if (j.contains("data") && !j["data"].is_null()) r.data = nested("data", [&] { return data_from_json(j["data"]); });
   if (j.contains("memory") && !j["memory"].is_null()) r.memory = nested("memory", [&] { return memory_from_json(j["memory"]); });
+  r.model_file_bytes = get_int_or(j, "model_file_bytes", 0);
+  r.model_file_sha256 = get_string_or(j, "model_file_sha256", "");
   check_values(r);
   return r;
 }

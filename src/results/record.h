@@ -110,6 +110,10 @@ struct Record {
   std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
   std::optional<DataInfo> data;   // --data cases only; null for synthetic data (and in older files)
   std::optional<MemoryInfo> memory;  // where the bytes went (src/memory); null when not measured (older files)
+  // A TorchScript model (`--model FILE.pt`): the file's size and SHA-256 (lower-case hex), so a row names
+  // exactly which model ran. 0 and empty (absent in JSON) for built-in models and in older files.
+  int64_t model_file_bytes = 0;
+  std::string model_file_sha256;
 
   bool ok() const { return status == Status::ok; }
 };

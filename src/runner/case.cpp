@@ -44,6 +44,44 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace
 
+std::string escape_param_value(const std::string& value) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : value) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u == '%' || u == ':' || u == ',' || u == '=' || u == ' ' || u < 0x20 || u == 0x7f) {
+      out += '%';
+      out += hex[u >> 4];
+      out += hex[u & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string unescape_param_value(const std::string& text) {
+  const auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) throw std::invalid_argument("'%' not followed by two hex digits");
+    const int hi = digit(text[i + 1]), lo = digit(text[i + 2]);
+    if (hi < 0 || lo < 0) throw std::invalid_argument("'%' not followed by two hex digits");
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
 std::string Case::descriptor() const {
   std::string s = model;
   if (!params.empty()) {
@@ -51,7 +89,7 @@ std::string Case::descriptor() const {
     bool first = true;
     for (const auto& [k, v] : params) {
       if (!first) s += ',';
-      s += k + "=" + v;
+      s += k + "=" + escape_param_value(v);
       first = false;
     }
   }
@@ -137,7 +175,13 @@ Case parse_case(const std::string& input) {
       for (const std::string& kv : split(t, ',')) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) fail(input, kv, "is not key=value");
-        if (!c.params.emplace(kv.substr(0, eq), kv.substr(eq + 1)).second) fail(input, kv, "repeats a parameter");
+        std::string value;
+        try {
+          value = unescape_param_value(kv.substr(eq + 1));
+        } catch (const std::invalid_argument& e) {
+          fail(input, kv, std::string("has a bad escape: ") + e.what() + " (write '%' as %25)");
+        }
+        if (!c.params.emplace(kv.substr(0, eq), value).second) fail(input, kv, "repeats a parameter");
       }
     } else if (t[0] == 'b' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
       once("batch", i);

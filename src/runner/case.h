@@ -2,7 +2,7 @@
 //   resnet50:b64:fp32:nchw:cpu          bert:layers=12,seq=200:b32:bf16:nchw:adamw:cuda:0
 // Grammar (docs/descriptors.md): MODEL[:PARAMS]:bBATCH:PRECISION:LAYOUT[:OPTIMIZER][:tTHREADS]
 //   [:data=PATH[:data-dtype=uint32][:loader=N]][:fwd]:DEVICE
-// where PARAMS is key=value[,key=value...], OPTIMIZER is printed only when not sgd, tTHREADS only when
+// where PARAMS is key=value[,key=value...] (values percent-escaped, below), OPTIMIZER is printed only when not sgd, tTHREADS only when
 // set, data=PATH only for real input data (no ':' in PATH), and DEVICE (cpu, cuda, cuda:N) always comes last.
 #pragma once
 #include <stdexcept>
@@ -24,6 +24,13 @@ class DescriptorError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+// Parameter values are percent-escaped in a descriptor, so any text (a TorchScript file's path) can be
+// one: '%', ':', ',', '=', space and control bytes become %XX (two upper-case hex digits); every other
+// byte stays as it is, so the values of the built-in workloads read unchanged.
+std::string escape_param_value(const std::string& value);
+// The inverse; throws std::invalid_argument for a '%' not followed by two hex digits.
+std::string unescape_param_value(const std::string& text);
 
 // Parses a descriptor; checks the grammar and the value sets (precision, layout, optimizer, device),
 // not whether the model exists (see plan.h).

@@ -15,6 +15,7 @@
 #include "memory/step_memory.h"
 #include "runner/step_sampler.h"
 #include "workloads/registry.h"
+#include "workloads/script.h"
 
 namespace trainbench {
 namespace {
@@ -43,6 +44,10 @@ Record case_record(const Case& c) {
   r.optimizer = c.optimizer;
   r.forward_only = c.forward_only;
   r.threads = c.threads;
+  if (const auto digest = script_file_digest(c.model, c.params)) {
+    r.model_file_bytes = digest->bytes;
+    r.model_file_sha256 = digest->sha256;
+  }
   return r;
 }
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "models/registry.h"
+#include "workloads/script.h"
 #include "workloads/study.h"
 
 namespace trainbench {
@@ -27,6 +28,7 @@ std::vector<WorkloadInfo> build_registry() {
     all.push_back(std::move(w));
   }
   for (auto& w : study_workloads()) all.push_back(std::move(w));
+  all.push_back(script_workload_info());
   return all;
 }
 

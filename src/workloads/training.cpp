@@ -62,14 +62,16 @@ void check_precision(const WorkloadOptions& o) {
   }
 }
 
-void to_dtype(torch::nn::Module& module, at::ScalarType dtype) {
+void to_dtype(const std::vector<torch::Tensor>& tensors, at::ScalarType dtype) {
   torch::NoGradGuard no_grad;
-  for (auto& p : module.parameters()) {
-    if (p.is_floating_point()) p.set_data(p.data().to(dtype));
+  for (const auto& t : tensors) {
+    if (t.is_floating_point()) t.set_data(t.data().to(dtype));
   }
-  for (auto& b : module.buffers()) {
-    if (b.is_floating_point()) b.set_data(b.data().to(dtype));
-  }
+}
+
+void to_dtype(torch::nn::Module& module, at::ScalarType dtype) {
+  to_dtype(module.parameters(), dtype);
+  to_dtype(module.buffers(), dtype);
 }
 
 // LibTorch 2.4 replaced the per-device autocast calls (is_enabled, set_cpu_enabled, ...) by calls that
@@ -122,14 +124,16 @@ AutocastScope::~AutocastScope() {
 #endif
 }
 
-void to_channels_last(torch::nn::Module& module) {
+void to_channels_last(const std::vector<torch::Tensor>& tensors) {
   torch::NoGradGuard no_grad;
-  for (auto& p : module.parameters()) {
-    if (p.dim() == 4) p.set_data(p.data().contiguous(at::MemoryFormat::ChannelsLast));
+  for (const auto& t : tensors) {
+    if (t.dim() == 4) t.set_data(t.data().contiguous(at::MemoryFormat::ChannelsLast));
   }
-  for (auto& b : module.buffers()) {
-    if (b.dim() == 4) b.set_data(b.data().contiguous(at::MemoryFormat::ChannelsLast));
-  }
+}
+
+void to_channels_last(torch::nn::Module& module) {
+  to_channels_last(module.parameters());
+  to_channels_last(module.buffers());
 }
 
 LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
@@ -139,9 +143,18 @@ LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
 
 void LossWorkload::finish_setup(torch::nn::Module& model, const StepFlops& flops, int64_t parameters,
                                 int64_t tokens_per_sample, const std::vector<torch::Tensor*>& float_inputs) {
+  finish_setup(model.parameters(), model.buffers(), [&model](bool on) { model.train(on); }, flops, parameters,
+               tokens_per_sample, float_inputs);
+}
+
+void LossWorkload::finish_setup(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& buffers,
+                                const std::function<void(bool)>& set_training, const StepFlops& flops,
+                                int64_t parameters, int64_t tokens_per_sample,
+                                const std::vector<torch::Tensor*>& float_inputs) {
   if (is_pure_precision(options_.precision)) {
     const at::ScalarType dtype = precision_dtype(options_.precision);
-    to_dtype(model, dtype);
+    to_dtype(params, dtype);
+    to_dtype(buffers, dtype);
     for (torch::Tensor* t : float_inputs) {
       if (t->is_floating_point()) *t = t->to(dtype);  // keeps the memory format (channels-last)
     }
@@ -150,12 +163,12 @@ void LossWorkload::finish_setup(torch::nn::Module& model, const StepFlops& flops
   tokens_per_sample_ = tokens_per_sample;
   step_flops_ = flops;
   if (options_.forward_only) step_flops_.backward_data = step_flops_.backward_weights = 0.0;
-  params_ = model.parameters();
-  buffers_ = model.buffers();
+  params_ = params;
+  buffers_ = buffers;
   if (options_.forward_only) {
-    model.eval();
+    set_training(false);
   } else {
-    model.train();
+    set_training(true);
     optimizer_ = make_optimizer(options_.optimizer, params_);
     // fp16's narrow range needs loss scaling; bf16 has fp32's range and needs none. The pure types
     // run without it: they measure the speed of the type, not a training recipe (docs/methodology.md).

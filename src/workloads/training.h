@@ -48,6 +48,9 @@ void to_dtype(torch::nn::Module& module, at::ScalarType dtype);
 
 // Converts 4-d parameters and buffers to channels-last in place.
 void to_channels_last(torch::nn::Module& module);
+// The same on tensors (a TorchScript module's parameters and buffers), each converted in place.
+void to_dtype(const std::vector<torch::Tensor>& tensors, at::ScalarType dtype);
+void to_channels_last(const std::vector<torch::Tensor>& tensors);
 
 // A workload whose training step is zero_grad, loss(forward()) under autocast, backward, optimizer
 // step (fp16: scaled loss, unscaled gradients, the step skipped on inf/NaN; pure precisions: the loss
@@ -89,6 +92,11 @@ class LossWorkload : public Workload {
   // precision (integer inputs such as token ids stay as they are). Call after counting FLOPs.
   void finish_setup(torch::nn::Module& model, const StepFlops& flops, int64_t parameters, int64_t tokens_per_sample = 0,
                     const std::vector<torch::Tensor*>& float_inputs = {});
+  // The same for a model that is not a torch::nn::Module (a TorchScript module): its trainable
+  // parameters and its buffers, and how to set its mode (true: training).
+  void finish_setup(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& buffers,
+                    const std::function<void(bool)>& set_training, const StepFlops& flops, int64_t parameters,
+                    int64_t tokens_per_sample, const std::vector<torch::Tensor*>& float_inputs);
   virtual torch::Tensor forward() = 0;
   // Call between building the model and drawing the synthetic batch (see WorkloadOptions::data_seed).
   void seed_batch() const;

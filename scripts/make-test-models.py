@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Writes the TorchScript fixtures of tests/test_torchscript.cpp into tests/data (a few KB each), so the
+tests and CI need no Python. Run with the Python whose torch matches the LibTorch of the build (Debian's
+/usr/bin/python3 with torch 1.13):
+
+    /usr/bin/python3 scripts/make-test-models.py [OUT_DIR]
+
+  tiny_conv.pt      traced conv net, input 3x8x8, 5 classes: conv 3->4 k3 + batch norm + ReLU + global
+                    average pool + linear 4->5 (145 parameters)
+  tiny_lm.pt        scripted token LM, input tokens:6, vocabulary 16: embedding 16x8, linear 8->8, tanh,
+                    linear 8->16 (344 parameters); output [batch, 6, 16]
+  tiny_noparams.pt  scripted module without parameters (x * 2)
+  tiny_future.pt    tiny_conv.pt with its archive's `version` record set to 11: the file format version a
+                    PyTorch newer than 1.13 would write (1.13 reads up to 10)
+
+The parameter counts are restated from these shapes in tests/test_torchscript.cpp.
+"""
+import io
+import os
+import sys
+import zipfile
+
+import torch
+import torch.nn as nn
+
+
+class TinyConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.fc = nn.Linear(4, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn(self.conv(x)))
+        x = x.mean(dim=(2, 3))
+        return self.fc(x)
+
+
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(16, 8)
+        self.hidden = nn.Linear(8, 8)
+        self.head = nn.Linear(8, 16)
+
+    def forward(self, tokens):
+        return self.head(torch.tanh(self.hidden(self.embed(tokens))))
+
+
+class NoParams(nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def with_version(src, dst, version):
+    """Copies the zip archive `src` to `dst` with its `<archive>/version` record replaced."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename.endswith("/version") and item.filename.count("/") == 1:
+                data = f"{version}\n".encode()
+            zout.writestr(item, data)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "tests", "data")
+    torch.manual_seed(0)
+    conv = TinyConv().train()  # traced in training mode: batch norm's batch statistics are in the graph
+    traced = torch.jit.trace(conv, torch.randn(2, 3, 8, 8))
+    torch.jit.save(traced, os.path.join(out, "tiny_conv.pt"))
+    torch.jit.save(torch.jit.script(TinyLM()), os.path.join(out, "tiny_lm.pt"))
+    torch.jit.save(torch.jit.script(NoParams()), os.path.join(out, "tiny_noparams.pt"))
+    with_version(os.path.join(out, "tiny_conv.pt"), os.path.join(out, "tiny_future.pt"), 11)
+    for name in ("tiny_conv", "tiny_lm", "tiny_noparams", "tiny_future"):
+        print(name, os.path.getsize(os.path.join(out, name + ".pt")), "bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+// --model FILE.pt --input SPEC --target SPEC: how the measuring subcommands name a TorchScript model.
+#include "cli/options.h"
+#include "runner/plan.h"
+#include "workloads/registry.h"
+#include "workloads/script.h"
+
+namespace trainbench::cli {
+
+void ScriptFlags::add_to(CLI::App& app) {
+  app.add_option("--input", input,
+                 "With --model FILE.pt (TorchScript): one sample's shape, e.g. 3x224x224 (float) or tokens:512 (int64 ids)");
+  app.add_option("--target", target,
+                 "With --model FILE.pt: classes:K (cross-entropy), next-token:V (LM loss) or mse");
+}
+
+std::vector<std::string> sweep_models(const std::string& models, const ScriptFlags& script,
+                                      std::vector<std::map<std::string, std::string>>& params) {
+  if (!script.given()) {
+    std::vector<std::string> names = split_list(models, "model");
+    for (const auto& m : names) {
+      if (!is_known_model(m) && looks_like_model_file(m)) {
+        throw InputError("--model " + m +
+                         ": a TorchScript file needs --input (e.g. 3x224x224 or tokens:512) and --target "
+                         "(classes:K, next-token:V or mse)");
+      }
+    }
+    return names;
+  }
+  if (script.input.empty()) throw InputError("--target needs --input too (one sample's shape, e.g. 3x224x224 or tokens:512)");
+  if (script.target.empty()) throw InputError("--input needs --target too (classes:K, next-token:V or mse)");
+  if (models.empty()) throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
+  if (params.empty()) params.emplace_back();
+  for (auto& p : params) {
+    for (const char* key : {"file", "input", "target"}) {
+      if (p.count(key)) throw InputError(std::string("--set ") + key + "= conflicts with --model/--input/--target");
+    }
+    p["file"] = models;
+    p["input"] = script.input;
+    p["target"] = script.target;
+  }
+  return {kScriptModel};
+}
+
+}  // namespace trainbench::cli

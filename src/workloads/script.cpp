@@ -1,0 +1,395 @@
+// The TorchScript workload (workloads/script.h): load the module, draw a synthetic batch of the given
+// per-sample shape, train its parameters with the case's optimizer through LossWorkload's step.
+#include "workloads/script.h"
+
+#include <sys/stat.h>
+#include <torch/script.h>
+#include <torch/version.h>
+
+#include <cctype>
+#include <mutex>
+#include <regex>
+#include <stdexcept>
+
+#include "core/flops.h"
+#include "workloads/training.h"
+
+namespace trainbench {
+namespace {
+
+constexpr int64_t kMaxDim = 100'000'000;
+
+int64_t positive_int(const std::string& text, const std::string& what) {
+  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw std::invalid_argument("'" + text + "' is not a positive integer (" + what + ")");
+  }
+  const int64_t v = std::stoll(text);
+  if (v < 1 || v > kMaxDim) throw std::invalid_argument(what + " " + text + " must be between 1 and 100000000");
+  return v;
+}
+
+std::string shape_str(at::IntArrayRef sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+  return line;
+}
+
+std::string libtorch_version() { return TORCH_VERSION; }
+
+// torch::jit::load's failure as one line. Two causes get their own words: a file format newer than this
+// LibTorch reads (caffe2/serialize/inline_container.cc: "Attempted to read a PyTorch file with version
+// N, but the maximum supported version for reading is M"), and an operator this LibTorch lacks (a
+// newer PyTorch's op: "Unknown builtin op: aten::..."), which a version check of the format can miss.
+std::string load_failure(const std::string& path, const std::string& message) {
+  std::smatch m;
+  static const std::regex too_new(R"(PyTorch file with version (\d+), but the maximum supported version for reading is (\d+))");
+  if (std::regex_search(message, m, too_new)) {
+    return "TorchScript model '" + path + "' was saved by a newer PyTorch than this build's LibTorch " +
+           libtorch_version() + ": its file format version is " + m[1].str() + ", LibTorch " + libtorch_version() +
+           " reads up to version " + m[2].str() + " (export it with PyTorch " + libtorch_version() +
+           ", or build trainbench against a newer LibTorch)";
+  }
+  static const std::regex unknown_op(R"(Unknown builtin op: ([A-Za-z0-9_:.]+))");
+  if (std::regex_search(message, m, unknown_op)) {
+    return "TorchScript model '" + path + "' uses operator " + m[1].str() + ", which this build's LibTorch " +
+           libtorch_version() + " does not have (saved by a newer PyTorch?)";
+  }
+  return "cannot load TorchScript model '" + path + "': " + first_line(message);
+}
+
+torch::jit::Module load_module(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw std::invalid_argument("TorchScript model '" + path + "': no such file");
+  if (S_ISDIR(st.st_mode)) throw std::invalid_argument("TorchScript model '" + path + "' is a directory, not a file");
+  try {
+    return torch::jit::load(path);
+  } catch (const c10::Error& e) {
+    throw std::invalid_argument(load_failure(path, e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(load_failure(path, e.what()));
+  }
+}
+
+struct Spec {
+  std::string file;
+  ScriptInput input;
+  ScriptTarget target;
+  int64_t vocab = 0;  // token ids are drawn below this
+};
+
+Spec spec_of(const Params& p) {
+  if (p.at("file").empty() || p.at("input").empty() || p.at("target").empty()) {
+    throw std::invalid_argument(
+        "script needs file=, input= and target= (trainbench run --model FILE.pt --input 3x224x224 --target classes:1000)");
+  }
+  Spec s;
+  s.file = p.at("file");
+  s.input = parse_script_input(p.at("input"));
+  s.target = parse_script_target(p.at("target"));
+  s.vocab = std::stoll(p.at("vocab"));
+  if (s.target.kind == ScriptTarget::Kind::next_token) {
+    if (!s.input.tokens) throw std::invalid_argument("target next-token:V needs token input (--input tokens:SEQ)");
+    if (s.vocab == 0) s.vocab = s.target.size;
+    if (s.vocab != s.target.size) {
+      throw std::invalid_argument("vocab " + std::to_string(s.vocab) + " differs from next-token:" +
+                                  std::to_string(s.target.size));
+    }
+  } else if (s.input.tokens && s.vocab == 0) {
+    throw std::invalid_argument("token input with target " + s.target.str() + " needs the vocabulary: --set vocab=N");
+  }
+  return s;
+}
+
+// `n` synthetic samples: N(0,1) floats, or token ids below the vocabulary (next-token: one more, the
+// last target).
+torch::Tensor draw_input(const Spec& s, int64_t n, const torch::Device& dev) {
+  std::vector<int64_t> shape{n};
+  shape.insert(shape.end(), s.input.shape.begin(), s.input.shape.end());
+  if (!s.input.tokens) return torch::randn(shape, torch::TensorOptions(dev));
+  if (s.target.kind == ScriptTarget::Kind::next_token) shape.back() += 1;
+  return torch::randint(0, s.vocab, shape, torch::TensorOptions(torch::kLong).device(dev));
+}
+
+// Does `out` (the model's output for `n` samples) fit the target? "" when it does, else why not.
+std::string output_misfit(const Spec& s, const torch::Tensor& out, int64_t n) {
+  const std::string got = "output " + shape_str(out.sizes());
+  switch (s.target.kind) {
+    case ScriptTarget::Kind::classes:
+      if (out.dim() != 2 || out.size(0) != n || out.size(1) != s.target.size) {
+        return got + " does not fit target classes:" + std::to_string(s.target.size) + " (expected [" +
+               std::to_string(n) + ", " + std::to_string(s.target.size) + "] for " + std::to_string(n) + " samples)";
+      }
+      break;
+    case ScriptTarget::Kind::next_token: {
+      const int64_t seq = s.input.shape[0];
+      if (out.dim() != 3 || out.size(0) != n || out.size(1) != seq || out.size(2) != s.target.size) {
+        return got + " does not fit target next-token:" + std::to_string(s.target.size) + " (expected [" +
+               std::to_string(n) + ", " + std::to_string(seq) + ", " + std::to_string(s.target.size) + "] for " +
+               std::to_string(n) + " sequences of " + std::to_string(seq) + " tokens)";
+      }
+      break;
+    }
+    case ScriptTarget::Kind::mse:
+      if (out.dim() < 1 || out.size(0) != n) {
+        return got + " does not fit target mse (expected the batch, " + std::to_string(n) + ", as its first dimension)";
+      }
+      break;
+  }
+  if (!out.is_floating_point()) return got + " is " + std::string(c10::toString(out.scalar_type())) + ", not floating point";
+  return "";
+}
+
+// The checks before anything runs: the file loads, has parameters that train, and its output for
+// two samples fits the target. Throws std::invalid_argument with one line.
+void check_model(const Spec& s) {
+  torch::jit::Module m = load_module(s.file);
+  int64_t trainable = 0, total = 0;
+  for (const auto& p : m.parameters()) {
+    total += p.numel();
+    if (p.requires_grad()) trainable += p.numel();
+  }
+  if (total == 0) throw std::invalid_argument("TorchScript model '" + s.file + "' has no parameters: nothing to train");
+  if (trainable == 0) {
+    throw std::invalid_argument("TorchScript model '" + s.file + "': none of its " + std::to_string(total) +
+                                " parameters requires a gradient: nothing to train");
+  }
+  constexpr int64_t n = 2;  // two samples: a batch norm in training mode needs more than one value per channel
+  torch::NoGradGuard no_grad;
+  m.train(true);
+  const torch::Tensor x = draw_input(s, n, torch::kCPU);
+  const torch::Tensor in = s.target.kind == ScriptTarget::Kind::next_token ? x.narrow(1, 0, s.input.shape[0]) : x;
+  c10::IValue out;
+  try {
+    out = m.forward({in});
+  } catch (const c10::Error& e) {
+    throw std::invalid_argument("TorchScript model '" + s.file + "' fails on input " + shape_str(in.sizes()) + " (" +
+                                s.input.str() + "): " + first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument("TorchScript model '" + s.file + "' fails on input " + shape_str(in.sizes()) + " (" +
+                                s.input.str() + "): " + first_line(e.what()));
+  }
+  if (!out.isTensor()) {
+    throw std::invalid_argument("TorchScript model '" + s.file + "' returns a " + out.tagKind() +
+                                ", not one tensor (trainbench trains modules whose forward returns a tensor)");
+  }
+  const std::string misfit = output_misfit(s, out.toTensor(), n);
+  if (!misfit.empty()) throw std::invalid_argument("TorchScript model '" + s.file + "': " + misfit);
+}
+
+// One check per file (path, size, modification time), input, target and vocab in a process: a plan's
+// product names the same model many times.
+void check_model_once(const Spec& s) {
+  struct stat st {};
+  const bool exists = stat(s.file.c_str(), &st) == 0;
+  const std::string key = s.file + '\0' + std::to_string(exists ? st.st_size : -1) + '\0' +
+                          std::to_string(exists ? st.st_mtime : 0) + '\0' + s.input.str() + '\0' + s.target.str() +
+                          '\0' + std::to_string(s.vocab);
+  static std::mutex mu;
+  static std::map<std::string, std::string> verdicts;  // key -> "" (fine) or the error
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = verdicts.find(key); it != verdicts.end()) {
+      if (!it->second.empty()) throw std::invalid_argument(it->second);
+      return;
+    }
+  }
+  std::string why;
+  try {
+    check_model(s);
+  } catch (const std::invalid_argument& e) {
+    why = e.what();
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  verdicts[key] = why;
+  if (!why.empty()) throw std::invalid_argument(why);
+}
+
+class ScriptWorkload final : public detail::LossWorkload {
+ public:
+  explicit ScriptWorkload(const WorkloadOptions& o, const Spec& s)
+      : LossWorkload(o, s.input.tokens ? "sequences/s" : "images/s"), spec_(s) {
+    const torch::Device dev = o.device.torch_device();
+    module_ = load_module(s.file);
+    module_.to(dev);
+    std::vector<torch::Tensor> trainable, state;
+    for (const auto& p : module_.parameters()) {
+      parameters_ += p.numel();
+      (p.requires_grad() ? trainable : state).push_back(p);  // frozen parameters are state, as buffers are
+    }
+    for (const auto& b : module_.buffers()) state.push_back(b);
+    if (o.layout == "nhwc") {
+      detail::to_channels_last(trainable);
+      detail::to_channels_last(state);
+    }
+    seed_batch();
+    const torch::Tensor x = draw_input(s, o.batch, dev);
+    if (s.target.kind == ScriptTarget::Kind::next_token) {
+      const int64_t seq = s.input.shape[0];
+      input_ = x.narrow(1, 0, seq).contiguous();
+      targets_ = x.narrow(1, 1, seq).reshape({-1});
+    } else {
+      input_ = (o.layout == "nhwc" && x.dim() == 4) ? x.contiguous(at::MemoryFormat::ChannelsLast) : x;
+      if (s.target.kind == ScriptTarget::Kind::classes) {
+        targets_ = torch::randint(0, s.target.size, {o.batch}, torch::TensorOptions(torch::kLong).device(dev));
+      }
+    }
+    // FLOPs from the operators the interpreter dispatches for a forward of (up to) two samples, scaled
+    // to the batch: the counted products are linear in it.
+    module_.train(!o.forward_only);
+    const int64_t n = std::min<int64_t>(2, o.batch);
+    torch::Tensor sample_out;
+    const StepFlops some = count_step_flops([&] {
+      torch::AutoGradMode grad(true);
+      sample_out = forward_on(input_.narrow(0, 0, n));
+    });
+    if (s.target.kind == ScriptTarget::Kind::mse) {
+      // A fixed regression target of the output's shape for the whole batch.
+      std::vector<int64_t> shape = sample_out.sizes().vec();
+      shape[0] = o.batch;
+      targets_ = torch::randn(shape, torch::TensorOptions(dev));
+    }
+    finish_setup(trainable, state, [this](bool on) { module_.train(on); },
+                 some.scaled(static_cast<double>(o.batch) / static_cast<double>(n)), parameters_,
+                 s.input.tokens ? s.input.shape[0] : 0, {&input_});
+  }
+
+ private:
+  torch::Tensor forward_on(const torch::Tensor& x) { return module_.forward({x}).toTensor(); }
+  torch::Tensor forward() override { return forward_on(input_); }
+  torch::Tensor loss(const torch::Tensor& out) override {
+    switch (spec_.target.kind) {
+      case ScriptTarget::Kind::classes:
+        return torch::nn::functional::cross_entropy(out, targets_);
+      case ScriptTarget::Kind::next_token:
+        return torch::nn::functional::cross_entropy(out.reshape({-1, out.size(-1)}), targets_);
+      case ScriptTarget::Kind::mse:
+        break;
+    }
+    // In fp32 as autocast takes losses (an autocast output may be bf16, the target is fp32).
+    return torch::nn::functional::mse_loss(out.to(torch::kFloat), targets_);
+  }
+
+  Spec spec_;
+  torch::jit::Module module_;
+  torch::Tensor input_, targets_;
+  int64_t parameters_ = 0;
+};
+
+}  // namespace
+
+std::string ScriptInput::str() const {
+  if (tokens) return "tokens:" + std::to_string(shape.at(0));
+  std::string s;
+  for (int64_t d : shape) s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s;
+}
+
+ScriptInput parse_script_input(const std::string& text) {
+  ScriptInput in;
+  if (text.rfind("tokens:", 0) == 0) {
+    in.tokens = true;
+    in.shape = {positive_int(text.substr(7), "sequence length")};
+    return in;
+  }
+  if (text.empty()) throw std::invalid_argument("empty input spec (expected e.g. 3x224x224 or tokens:512)");
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t x = text.find('x', at);
+    const std::string part = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
+    try {
+      in.shape.push_back(positive_int(part, "dimension"));
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("'" + text + "' is not an input spec (expected dimensions like 3x224x224, or tokens:SEQ)");
+    }
+    if (x == std::string::npos) break;
+    at = x + 1;
+  }
+  if (in.shape.size() > 7) throw std::invalid_argument("'" + text + "' has more than 7 dimensions");
+  return in;
+}
+
+std::string ScriptTarget::str() const {
+  switch (kind) {
+    case Kind::classes: return "classes:" + std::to_string(size);
+    case Kind::next_token: return "next-token:" + std::to_string(size);
+    case Kind::mse: break;
+  }
+  return "mse";
+}
+
+ScriptTarget parse_script_target(const std::string& text) {
+  ScriptTarget t;
+  const auto sized = [&](const std::string& prefix, ScriptTarget::Kind kind) {
+    if (text.rfind(prefix, 0) != 0) return false;
+    t.kind = kind;
+    t.size = positive_int(text.substr(prefix.size()), prefix.substr(0, prefix.size() - 1) + " count");
+    if (t.size < 2) throw std::invalid_argument("'" + text + "' needs at least 2 " + (kind == ScriptTarget::Kind::classes ? "classes" : "tokens"));
+    return true;
+  };
+  if (text == "mse") return t;
+  if (sized("classes:", ScriptTarget::Kind::classes) || sized("next-token:", ScriptTarget::Kind::next_token)) return t;
+  throw std::invalid_argument("'" + text + "' is not a target (expected classes:K, next-token:V or mse)");
+}
+
+WorkloadInfo script_workload_info() {
+  WorkloadInfo w;
+  w.name = kScriptModel;
+  w.family = "torchscript";
+  w.unit = "images/s";
+  w.input = "--input";
+  w.default_batch = 32;
+  w.description =
+      "your own model: a TorchScript file (scripts/export-model.py); trainbench run --model FILE.pt --input 3x224x224 "
+      "--target classes:1000";
+  const auto nonempty = [](const std::string& v) {
+    if (v.empty()) throw std::invalid_argument("empty");
+  };
+  w.params = {
+      {"file", "", "the TorchScript file (torch.jit.save)", nonempty},
+      {"input", "", "one sample: CxHxW... (float) or tokens:SEQ (int64 ids)",
+       [](const std::string& v) { (void)parse_script_input(v); }},
+      {"target", "", "classes:K (cross-entropy), next-token:V (LM loss over the last dim) or mse",
+       [](const std::string& v) { (void)parse_script_target(v); }},
+      {"vocab", "0", "token ids are drawn below this (0: V of next-token:V)", int_in_range(0, kMaxDim)},
+  };
+  w.check_together = [](const Params& p) { check_model_once(spec_of(p)); };
+  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> {
+    return std::make_unique<ScriptWorkload>(o, spec_of(o.params));
+  };
+  return w;
+}
+
+std::optional<FileDigest> script_file_digest(const std::string& model, const Params& params) {
+  if (model != kScriptModel) return std::nullopt;
+  const auto it = params.find("file");
+  if (it == params.end() || it->second.empty()) return std::nullopt;
+  struct stat st {};
+  if (stat(it->second.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) return std::nullopt;
+  const std::string key = it->second + '\0' + std::to_string(st.st_size) + '\0' + std::to_string(st.st_mtime);
+  static std::mutex mu;
+  static std::map<std::string, FileDigest> digests;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto d = digests.find(key); d != digests.end()) return d->second;
+  try {
+    return digests[key] = digest_file(it->second);
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
+}
+
+bool looks_like_model_file(const std::string& text) {
+  for (const char* ext : {".pt", ".pth", ".ts", ".zip"}) {
+    const std::string e = ext;
+    if (text.size() > e.size() && text.compare(text.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  struct stat st {};
+  return stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace trainbench
