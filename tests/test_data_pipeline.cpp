@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "data_util.h"
 #include "data/data_error.h"
 #include "data/loader.h"
 #include "data/source_check.h"
@@ -28,27 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace data;
 
-// Makes each batch after sleeping `delay_s` (0: at once): one scalar tensor holding its index.
-class FakeSource final : public BatchSource {
- public:
-  explicit FakeSource(double delay_s) : delay_s_(delay_s) {}
-  Batch make(int64_t index, StageTimes& t) override {
-    if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
-    ++t.samples;
-    Batch b;
-    b.tensors = {torch::full({1}, index)};
-    return b;
-  }
-  LoaderStats describe() const override {
-    LoaderStats s;
-    s.kind = "fake";
-    s.source = "fake";
-    return s;
-  }
-
- private:
-  double delay_s_;
-};
+using test::FakeSource;
 
 // A workload fed by a loader whose step itself takes `step_s`.
 class FedWorkload final : public Workload {

@@ -62,6 +62,7 @@ std::string Case::descriptor() const {
     s += ":data=" + data;
     if (data_dtype != "uint16") s += ":data-dtype=" + data_dtype;
     if (loader_threads > 0) s += ":loader=" + std::to_string(loader_threads);
+    if (data_transfer != "float") s += ":transfer=" + data_transfer;
   }
   if (forward_only) s += ":fwd";
   s += ":" + device.str();
@@ -125,6 +126,12 @@ Case parse_case(const std::string& input) {
       if (c.data_dtype != "uint16" && c.data_dtype != "uint32") {
         fail_at_column(input, t, column[i], "is not a token dtype (data-dtype=uint16 or data-dtype=uint32)");
       }
+    } else if (t.rfind("transfer=", 0) == 0) {
+      once("data transfer", i);
+      c.data_transfer = t.substr(9);
+      if (c.data_transfer != "float" && c.data_transfer != "uint8") {
+        fail_at_column(input, t, column[i], "is not a data transfer (transfer=float or transfer=uint8)");
+      }
     } else if (t.rfind("loader=", 0) == 0) {
       once("loader thread count", i);
       const std::string n = t.substr(7);
@@ -168,8 +175,8 @@ Case parse_case(const std::string& input) {
     }
   }
   if (!have_batch) fail(input, "", "no batch size (bN)");
-  if (c.synthetic_data() && (seen.count("data dtype") || seen.count("loader thread count"))) {
-    fail(input, "", "data-dtype= and loader= need a data=PATH");
+  if (c.synthetic_data() && (seen.count("data dtype") || seen.count("loader thread count") || seen.count("data transfer"))) {
+    fail(input, "", "data-dtype=, loader= and transfer= need a data=PATH");
   }
   return c;
 }
