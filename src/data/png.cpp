@@ -65,7 +65,8 @@ bool decode_png(const uint8_t* data, size_t size, RgbImage& out, std::string& er
     png_set_expand_gray_1_2_4_to_8(png);
     png_set_gray_to_rgb(png);
   }
-  if (color & PNG_COLOR_MASK_ALPHA) png_set_strip_alpha(png);  // palette transparency (tRNS) is not expanded
+  // Alpha, and the alpha channel that expanding a palette (or gray) with a tRNS chunk adds, is dropped.
+  if ((color & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0) png_set_strip_alpha(png);
   png_set_interlace_handling(png);
   png_read_update_info(png, info);
   if (png_get_rowbytes(png, info) != static_cast<size_t>(width) * 3) png_error(png, "unexpected row size after conversion");
