@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libtomlplusplus-dev
   googletest libgtest-dev
   libturbojpeg0-dev       # --data: JPEG decode with DCT-domain scaling (src/data)
+  libpng-dev              # --data: PNG files in image folders
   libjs-chart.js chromium  # the HTML report inlines Chart.js; its test opens the page in headless Chromium
 )
 # `make bench` compares against PyTorch eager on the same LibTorch.

@@ -1,11 +1,14 @@
 // Tiny JPEG folders made at test time (TurboJPEG compress): no image fixtures in the repository.
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "data/jpeg.h"
+#include "data/loader.h"
 
 namespace trainbench::test {
 
@@ -33,5 +36,28 @@ inline void write_jpeg(const std::filesystem::path& p, int w, int h, int shade) 
   const auto px = gradient_rgb(w, h, shade);
   write_bytes(p, data::encode_jpeg(px.data(), w, h, 90));
 }
+
+// Makes each batch after sleeping `delay_s` (0: at once): one scalar tensor holding its index. The
+// slowed source of the data-wait tests.
+class FakeSource final : public data::BatchSource {
+ public:
+  explicit FakeSource(double delay_s) : delay_s_(delay_s) {}
+  data::Batch make(int64_t index, data::StageTimes& t) override {
+    if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
+    ++t.samples;
+    data::Batch b;
+    b.tensors = {torch::full({1}, index, torch::kLong)};
+    return b;
+  }
+  LoaderStats describe() const override {
+    LoaderStats s;
+    s.kind = "fake";
+    s.source = "fake";
+    return s;
+  }
+
+ private:
+  double delay_s_;
+};
 
 }  // namespace trainbench::test

@@ -2,6 +2,9 @@
 // line), trainbench data, and bad --data input refused with exit 2 before anything runs.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "cli_util.h"
 #include "data/image_folder.h"
 #include "results/results_file.h"
@@ -70,6 +73,53 @@ TEST(DataCli, BadDataIsRefusedBeforeAnythingRuns) {
   EXPECT_NE(r.err.find("--loader-threads needs --data"), std::string::npos) << r.err;
   r = run_trainbench("data --data " + (dir / "empty").string(), dir);
   EXPECT_EQ(r.code, 2);
+  fs::remove_all(dir);
+}
+
+// `trainbench data` on a token file: windows/s and tokens/s (= windows/s x seq) and MB/s (= windows/s x
+// (seq + 1) ids x 2 bytes) per thread count and epoch; the image-only settings are refused for it, and
+// the token-only ones for a folder.
+TEST(DataCli, TheLoaderAloneOnATokenFile) {
+  const fs::path dir = temp_dir("datacli", "tokens");
+  const fs::path tokens = dir / "tokens.bin";
+  {
+    std::ofstream out(tokens, std::ios::binary);
+    for (uint16_t i = 0; i < 4096; ++i) {
+      const uint16_t id = (i * 7) % 1000;
+      out.write(reinterpret_cast<const char*>(&id), 2);
+    }
+  }
+  CmdResult r = run_trainbench("data --data " + tokens.string() + " --batch 4 --seq 16 --loader-threads 1,2 --epochs 2", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("windows/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("4096 tokens of uint16"), std::string::npos) << r.out;
+  EXPECT_EQ(count_lines(r.out), 1 + 1 + 4 + 2) << r.out;  // title, header, 2 threads x 2 epochs, 2 notes
+  // The rows: threads, epoch, windows/s, tokens/s, MB/s, ...; figures printed to a few digits.
+  std::istringstream lines(r.out);
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream cells(line);
+    int threads = 0, epoch = 0;
+    double windows = 0, toks = 0, mb = 0;
+    if (!(cells >> threads >> epoch >> windows >> toks >> mb)) continue;
+    ++rows;
+    EXPECT_GT(windows, 0.0) << line;
+    EXPECT_NEAR(toks / windows, 16.0, 0.25) << line;  // each printed to 3 digits
+    EXPECT_NEAR(mb / (windows * 17 * 2 / 1e6), 1.0, 0.02) << line;
+  }
+  EXPECT_EQ(rows, 4) << r.out;
+  r = run_trainbench("data --data " + tokens.string() + " --size 64", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("are for image folders"), std::string::npos) << r.err;
+  fs::create_directories(dir / "folder" / "a");
+  r = run_trainbench("data --data " + (dir / "folder").string() + " --seq 8", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("are for token files"), std::string::npos) << r.err;
+  // explain's loader flags need --data, as run's do.
+  r = run_trainbench("explain --model resnet18 --batch 1 --device cpu --loader-threads 2", dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("need --data"), std::string::npos) << r.err;
   fs::remove_all(dir);
 }
 

@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace data;
 
-TEST(ImageFolderScan, ClassesSortedLabelsByClassJpegOfAnyCase) {
+TEST(ImageFolderScan, ClassesSortedLabelsByClassJpegAndPngOfAnyCase) {
   const fs::path d = test::temp_dir("data", "scan");
   test::write_jpeg(d / "zebra" / "z1.jpg", 8, 8, 1);
   test::write_jpeg(d / "ant" / "b.JPEG", 8, 8, 2);
@@ -31,18 +31,19 @@ TEST(ImageFolderScan, ClassesSortedLabelsByClassJpegOfAnyCase) {
   test::write_jpeg(d / "ant" / "deep" / "c.jpeg", 8, 8, 4);  // found recursively, as torchvision's
   test::write_jpeg(d / "Bee" / "x.jpg", 8, 8, 5);
   test::write_bytes(d / "ant" / "notes.txt", {'h', 'i'});
-  test::write_bytes(d / "ant" / "pic.png", {0x89, 'P', 'N', 'G'});
+  test::write_bytes(d / "ant" / "pic.png", {0x89, 'P', 'N', 'G'});  // listed by name; decoding is the loader's
   test::write_jpeg(d / "loose.jpg", 8, 8, 6);  // a file at the root is no class: ignored
   const ImageFolder f = scan_image_folder(d.string());
   // Byte order, as Python's sorted(): upper case before lower case.
   EXPECT_EQ(f.classes, (std::vector<std::string>{"Bee", "ant", "zebra"}));
-  ASSERT_EQ(f.files.size(), 5u);
+  ASSERT_EQ(f.files.size(), 6u);
   EXPECT_EQ(fs::path(f.files[0]).filename().string(), "x.jpg");
   EXPECT_EQ(fs::path(f.files[1]).filename().string(), "a.Jpg");
   EXPECT_EQ(fs::path(f.files[2]).filename().string(), "b.JPEG");
   EXPECT_EQ(fs::path(f.files[3]).filename().string(), "c.jpeg");
-  EXPECT_EQ(fs::path(f.files[4]).filename().string(), "z1.jpg");
-  EXPECT_EQ(f.labels, (std::vector<int64_t>{0, 1, 1, 1, 2}));
+  EXPECT_EQ(fs::path(f.files[4]).filename().string(), "pic.png");
+  EXPECT_EQ(fs::path(f.files[5]).filename().string(), "z1.jpg");
+  EXPECT_EQ(f.labels, (std::vector<int64_t>{0, 1, 1, 1, 1, 2}));
   fs::remove_all(d);
 }
 

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "data_util.h"
 #include "data/data_error.h"
 #include "data/loader.h"
 #include "data/source_check.h"
@@ -28,27 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace data;
 
-// Makes each batch after sleeping `delay_s` (0: at once): one scalar tensor holding its index.
-class FakeSource final : public BatchSource {
- public:
-  explicit FakeSource(double delay_s) : delay_s_(delay_s) {}
-  Batch make(int64_t index, StageTimes& t) override {
-    if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
-    ++t.samples;
-    Batch b;
-    b.tensors = {torch::full({1}, index)};
-    return b;
-  }
-  LoaderStats describe() const override {
-    LoaderStats s;
-    s.kind = "fake";
-    s.source = "fake";
-    return s;
-  }
-
- private:
-  double delay_s_;
-};
+using test::FakeSource;
 
 // A workload fed by a loader whose step itself takes `step_s`.
 class FedWorkload final : public Workload {
@@ -284,7 +265,7 @@ TEST(DataRecord, RoundTripsAndOldFilesReadWithoutIt) {
 
 TEST(DataDescriptor, DataFieldsRoundTripAndNeedAPath) {
   for (const std::string s : {"resnet18:b4:fp32:nchw:data=/data/train:cpu",
-                              "resnet18:b4:fp32:nchw:t2:data=/data/a,b=c:loader=4:cpu",
+                              "resnet18:b4:fp32:nchw:t2:data=/data/a%2Cb%3Dc:loader=4:cpu",
                               "bert:layers=2:b8:fp32:nchw:data=/t/tok.bin:data-dtype=uint32:loader=1:cpu"}) {
     EXPECT_EQ(parse_case(s).descriptor(), s);
   }
@@ -292,6 +273,13 @@ TEST(DataDescriptor, DataFieldsRoundTripAndNeedAPath) {
   EXPECT_EQ(c.data, "/t/x.bin");
   EXPECT_EQ(c.loader_threads, 3);
   EXPECT_EQ(c.descriptor(), "bilstm:b8:fp32:nchw:data=/t/x.bin:loader=3:cpu");
+  // The path is percent-escaped as parameter values are (docs/descriptors.md): ':' is %3A, ',' %2C,
+  // '=' %3D, space %20 and '%' %25; a path written raw (as before escaping) still reads.
+  const Case odd = parse_case("resnet18:b4:fp32:nchw:data=/mnt/c%3A/my%20train%2Cv%3D1%25:cpu");
+  EXPECT_EQ(odd.data, "/mnt/c:/my train,v=1%");
+  EXPECT_EQ(parse_case(odd.descriptor()).data, odd.data);
+  EXPECT_EQ(parse_case("resnet18:b4:fp32:nchw:data=/data/a,b=c:cpu").data, "/data/a,b=c");
+  EXPECT_THROW(parse_case("resnet18:b4:data=/a%2:cpu"), DescriptorError);
   EXPECT_THROW(parse_case("resnet18:b4:loader=2:cpu"), DescriptorError);
   EXPECT_THROW(parse_case("resnet18:b4:data=:cpu"), DescriptorError);
   EXPECT_THROW(parse_case("resnet18:b4:data=/a:loader=0:cpu"), DescriptorError);

@@ -94,6 +94,40 @@ TEST(Suite, LlmSuiteSearchesSmallsBatchOnGpusOnly) {
   expect_suite_error("[[group]]\nmodel = \"gpt\"\nbatch = \"most\"\n", ":3: key 'batch' is a size, a list of sizes or \"auto\"");
 }
 
+// data, data_dtype, data_transfer and loader_threads as group keys: a relative data path is the suite
+// file's neighbour, loader_threads is a sweep axis, and each value is refused at its own line by the
+// rule its flag uses.
+TEST(Suite, DataKeysShapeTheGroupsCases) {
+  const auto dir = std::filesystem::temp_directory_path() / "trainbench_suite_data";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream tokens(dir / "tokens.bin", std::ios::binary);
+    for (uint16_t i = 0; i < 2048; ++i) {
+      const uint16_t id = i % 50;
+      tokens.write(reinterpret_cast<const char*>(&id), 2);
+    }
+  }
+  const auto suite = dir / "s.toml";
+  std::ofstream(suite) << "[[group]]\nmodel = \"bilstm\"\nbatch = 2\ndata = \"tokens.bin\"\nloader_threads = [1, 2]\n";
+  const Suite s = load_suite(suite.string());
+  ASSERT_EQ(s.groups.size(), 1u);
+  EXPECT_EQ(s.groups[0].data, (dir / "tokens.bin").string());
+  const auto plan = make_plan(s.groups[0]);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].loader_threads, 1);
+  EXPECT_EQ(plan[1].loader_threads, 2);
+  EXPECT_NE(plan[1].descriptor().find(":data=" + (dir / "tokens.bin").string() + ":loader=2:"), std::string::npos)
+      << plan[1].descriptor();
+  const std::string g = "[[group]]\nmodel = \"bilstm\"\nbatch = 2\n";
+  const std::string data = "data = \"" + (dir / "tokens.bin").string() + "\"\n";
+  expect_suite_error(g + data + "loader_threads = -1\n", ":5: loader_threads: -1");
+  expect_suite_error(g + data + "data_dtype = \"int8\"\n", ":5: unknown data_dtype 'int8'");
+  expect_suite_error(g + data + "data_transfer = \"uint8\"\n", "--data-transfer uint8 is for image folders");
+  expect_suite_error(g + "loader_threads = 2\n", ":4: key 'loader_threads' needs a 'data' path");
+  expect_suite_error(g + "data = \"/no/such/tokens.bin\"\n", "/no/such/tokens.bin");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Suite, UnknownNameListsTheBuiltIns) {
   try {
     (void)load_suite("quik");

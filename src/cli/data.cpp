@@ -1,5 +1,7 @@
-// `trainbench make-data DIR` (photo-like JPEGs for a trial) and `trainbench data --data DIR` (the image
-// loader alone: images/s, MB/s and time per image by stage, for each loader thread count).
+// `trainbench make-data DIR` (photo-like JPEGs for a trial) and `trainbench data --data DIR|FILE` (the
+// loader alone: images/s, MB/s and time per image by stage, or windows/s, tokens/s and MB/s for a token
+// file, for each loader thread count).
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include "data/image_source.h"
 #include "data/loader_bench.h"
 #include "data/make_data.h"
+#include "data/token_source.h"
 #include "results/number_format.h"
 #include "runner/plan.h"
 #include "workloads/training.h"
@@ -43,14 +46,65 @@ int cmd_make_data(const MakeDataOptions& o) {
   return kExitOk;
 }
 
-int cmd_data(const DataOptions& o) {
-  const std::vector<int> threads = loader_thread_list(o.loader_threads, false);
-  if (o.batch < 1) throw InputError("data: --batch must be at least 1");
-  if (o.size < 8 || o.size > 4096) throw InputError(fmt::format("data: --size {} is not between 8 and 4096", o.size));
-  if (o.epochs < 1 || o.epochs > 1000) throw InputError(fmt::format("data: --epochs {} is not between 1 and 1000", o.epochs));
-  if (o.layout != "nchw" && o.layout != "nhwc") throw InputError("data: --layout must be nchw or nhwc");
-  if (o.precision != "fp32" && o.precision != "bf16" && o.precision != "fp16") {
+namespace {
+
+// One table for both kinds: per thread count and epoch, samples/s (and tokens/s for windows), MB/s,
+// the scaling against the first thread count, and on the last epoch's row the thread time per sample
+// by stage. Returns the most files skipped by one run, and the first of them.
+std::pair<int64_t, std::string> print_runs(const std::vector<int>& threads, int64_t per_epoch, const DataOptions& o,
+                                           const std::function<std::shared_ptr<data::BatchSource>()>& make_source,
+                                           int64_t tokens_per_sample) {
+  const bool tokens = tokens_per_sample > 0;
+  if (tokens) {
+    std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>10}  {:>7}  {:>7}  {:>9}\n", "threads", "epoch", "windows/s",
+                             "tokens/s", "MB/s", "scaling", "cut ms");
+  } else {
+    std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>7}  {:>7}  {:>9}  {:>10}  {:>7}  {:>7}\n", "threads", "epoch",
+                             "images/s", "MB/s", "scaling", "read ms", "decode ms", "aug ms", "copy ms");
+  }
+  double first = 0.0;
+  int64_t skipped = 0;
+  std::string first_skipped;
+  for (int t : threads) {
+    const data::LoaderRun run = data::measure_loader(make_source, t, per_epoch, o.batch, o.epochs);
+    for (size_t e = 0; e < run.epochs.size(); ++e) {
+      const auto& f = run.epochs[e];
+      const bool last = e + 1 == run.epochs.size();
+      if (first == 0.0 && last) first = f.samples_s;
+      const std::string scaling = last && first > 0.0 ? format_significant(f.samples_s / first) + "x" : "";
+      auto stage = [&](double s) { return last ? format_significant(1e3 * s) : std::string(); };
+      if (tokens) {
+        std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>10}  {:>7}  {:>7}  {:>9}\n", t, e + 1,
+                                 format_significant(f.samples_s),
+                                 format_significant(f.samples_s * static_cast<double>(tokens_per_sample)),
+                                 format_significant(f.mb_s), scaling, stage(run.augment_s));
+      } else {
+        // Stage times: thread time per image over the whole run (not per epoch), on the last epoch's row.
+        std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>7}  {:>7}  {:>9}  {:>10}  {:>7}  {:>7}\n", t, e + 1,
+                                 format_significant(f.samples_s), format_significant(f.mb_s), scaling,
+                                 stage(run.read_s), stage(run.decode_s), stage(run.augment_s), stage(run.copy_s));
+      }
+    }
+    skipped = std::max(skipped, run.stats.skipped_files);
+    if (first_skipped.empty()) first_skipped = run.stats.first_skipped;
+  }
+  return {skipped, first_skipped};
+}
+
+int data_images(const DataOptions& o, const std::vector<int>& threads) {
+  if (o.seq != 0 || !o.data_dtype.empty()) throw InputError("data: --seq and --data-dtype are for token files; " + o.data + " is a folder");
+  const int size = o.size == 0 ? 224 : o.size;
+  const std::string layout = o.layout.empty() ? "nchw" : o.layout;
+  const std::string precision = o.precision.empty() ? "fp32" : o.precision;
+  const std::string transfer = o.transfer.empty() ? "float" : o.transfer;
+  if (size < 8 || size > 4096) throw InputError(fmt::format("data: --size {} is not between 8 and 4096", size));
+  if (layout != "nchw" && layout != "nhwc") throw InputError("data: --layout must be nchw or nhwc");
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16") {
     throw InputError("data: --precision must be fp32, bf16 or fp16 (the batch's dtype)");
+  }
+  if (transfer != "float" && transfer != "uint8") throw InputError("data: --data-transfer must be float or uint8");
+  if (transfer == "uint8" && precision != "fp32") {
+    throw InputError("data: --data-transfer uint8 sends bytes: --precision does not apply (the device converts)");
   }
   data::ImageFolder folder;
   try {
@@ -60,43 +114,66 @@ int cmd_data(const DataOptions& o) {
   }
   data::ImageSourceOptions so;
   so.batch = o.batch;
-  so.width = so.height = o.size;
-  so.channels_last = o.layout == "nhwc";
-  so.dtype = detail::precision_dtype(o.precision);
+  so.width = so.height = size;
+  so.channels_last = layout == "nhwc";
+  so.dtype = detail::precision_dtype(precision);
+  so.uint8 = transfer == "uint8";
   const int64_t files = static_cast<int64_t>(folder.files.size());
-  std::cout << fmt::format("loader: {} ({} JPEGs, {} classes), batch {}, crop {}x{} {} {}, {} epoch(s) per thread count\n",
-                           o.data, files, folder.classes.size(), o.batch, o.size, o.size, o.layout, o.precision,
-                           o.epochs);
-  std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>7}  {:>7}  {:>9}  {:>10}  {:>7}  {:>7}\n", "threads", "epoch",
-                           "images/s", "MB/s", "scaling", "read ms", "decode ms", "aug ms", "copy ms");
-  double first = 0.0;
-  int64_t skipped = 0;
-  std::string first_skipped;
-  for (int t : threads) {
-    const data::LoaderRun run = data::measure_loader(
-        [&] { return std::make_shared<data::ImageFolderSource>(folder, so); }, t, files, o.batch, o.epochs);
-    for (size_t e = 0; e < run.epochs.size(); ++e) {
-      const auto& f = run.epochs[e];
-      if (first == 0.0 && e + 1 == run.epochs.size()) first = f.samples_s;
-      const bool last = e + 1 == run.epochs.size();
-      // Stage times: thread time per image over the whole run (not per epoch), on the last epoch's row.
-      std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>7}  {:>7}  {:>9}  {:>10}  {:>7}  {:>7}\n", t, e + 1,
-                               format_significant(f.samples_s), format_significant(f.mb_s),
-                               last && first > 0.0 ? format_significant(f.samples_s / first) + "x" : "",
-                               last ? format_significant(1e3 * run.read_s) : "",
-                               last ? format_significant(1e3 * run.decode_s) : "",
-                               last ? format_significant(1e3 * run.augment_s) : "",
-                               last ? format_significant(1e3 * run.copy_s) : "");
-    }
-    skipped = std::max(skipped, run.stats.skipped_files);
-    if (first_skipped.empty()) first_skipped = run.stats.first_skipped;
-  }
+  std::cout << fmt::format("loader: {} ({} images, {} classes), batch {}, crop {}x{} {} {}, {} epoch(s) per thread count\n",
+                           o.data, files, folder.classes.size(), o.batch, size, size, layout,
+                           transfer == "uint8" ? "uint8" : precision, o.epochs);
+  const auto [skipped, first_skipped] = print_runs(
+      threads, files, o, [&] { return std::make_shared<data::ImageFolderSource>(folder, so); }, 0);
   std::cout << "images/s and MB/s: images delivered per second of wall time; scaling: the last epoch against the "
                "first thread count's; stage ms: thread time per image (read, decode, crop+resize+flip+normalize, "
                "dtype copy)\n";
   if (o.epochs > 1) std::cout << "epoch 1 may read files the page cache does not hold yet; later epochs read from it\n";
   if (skipped > 0) std::cout << fmt::format("{} file(s) skipped (not decodable), first {}\n", skipped, first_skipped);
   return kExitOk;
+}
+
+// A token file: windows of --seq + 1 tokens (a decoder's next-token windows, as `run --model gpt` cuts
+// them) at random offsets; an epoch is as many windows as the file holds tokens / seq.
+int data_tokens(const DataOptions& o, const std::vector<int>& threads) {
+  if (o.size != 0 || !o.layout.empty() || !o.precision.empty() || !o.transfer.empty()) {
+    throw InputError("data: --size, --layout, --precision and --data-transfer are for image folders; " + o.data +
+                     " is a token file");
+  }
+  const int64_t seq = o.seq == 0 ? 1024 : o.seq;
+  if (seq < 1 || seq > 1'000'000) throw InputError(fmt::format("data: --seq {} is not between 1 and 1000000", seq));
+  const std::string dtype = o.data_dtype.empty() ? "uint16" : o.data_dtype;
+  std::shared_ptr<data::TokenFile> file;
+  data::TokenSourceOptions so;
+  so.batch = o.batch;
+  so.seq = seq;
+  so.target = data::TokenTarget::next_token;
+  try {
+    file = std::make_shared<data::TokenFile>(o.data, dtype);
+    (void)data::TokenWindowSource(file, so);  // refuses a file shorter than one window
+  } catch (const DataError& e) {
+    throw InputError(e.what());
+  }
+  const int64_t per_epoch = std::max<int64_t>(o.batch, file->size() / seq);
+  std::cout << fmt::format("loader: {} ({} tokens of {}), batch {}, windows of {} + 1 tokens, {} windows an epoch, "
+                           "{} epoch(s) per thread count\n",
+                           o.data, file->size(), dtype, o.batch, seq, per_epoch, o.epochs);
+  print_runs(threads, per_epoch, o, [&] { return std::make_shared<data::TokenWindowSource>(file, so); }, seq);
+  std::cout << "windows/s, tokens/s (windows x seq) and MB/s (the window's bytes, seq + 1 ids): per second of wall "
+               "time; scaling: the last epoch against the first thread count's; cut ms: thread time per window\n";
+  if (o.epochs > 1) std::cout << "epoch 1 may read pages the page cache does not hold yet; later epochs mostly read from it\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmd_data(const DataOptions& o) {
+  const std::vector<int> threads = loader_thread_list(o.loader_threads, false);
+  if (o.batch < 1) throw InputError("data: --batch must be at least 1");
+  if (o.epochs < 1 || o.epochs > 1000) throw InputError(fmt::format("data: --epochs {} is not between 1 and 1000", o.epochs));
+  // A regular file is a token file; anything else is taken as an image folder (which names what is wrong).
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(o.data, ec)) return data_tokens(o, threads);
+  return data_images(o, threads);
 }
 
 }  // namespace trainbench::cli

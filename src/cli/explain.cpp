@@ -27,6 +27,13 @@ int cmd_explain(ExplainOptions o) {
   sweep.optimizers = {o.optimizer};
   if (!o.device.empty()) sweep.devices = {o.device};
   sweep.threads = {o.threads};
+  if (o.data == "synthetic" && (o.loader_threads != 0 || o.data_dtype != "uint16" || o.data_transfer != "float")) {
+    throw InputError("--loader-threads, --data-dtype and --data-transfer need --data (synthetic data has no loader)");
+  }
+  sweep.data = o.data;
+  sweep.data_dtype = o.data_dtype;
+  sweep.data_transfer = o.data_transfer;
+  sweep.loader_threads = {o.loader_threads};
   const std::vector<Case> plan = make_plan(sweep);
   if (plan.size() != 1) throw InputError("explain takes one model, batch, precision, layout and device");
   const Case c = plan.front();

@@ -137,18 +137,26 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_option("--loader-threads", run.loader_threads,
                       "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
   run_cmd->add_option("--data-dtype", run.data_dtype, "Token file ids: uint16 (nanoGPT's .bin) or uint32");
+  run_cmd->add_option("--data-transfer", run.data_transfer,
+                      "Images to the device as float (normalized on the host) or uint8 (normalized on the device)");
   run.measure.add_to(*run_cmd);
   run.dist.add_to(*run_cmd);
 
   DataOptions data_opts;
-  CLI::App* data_cmd = app.add_subcommand("data", "Measure the image loader alone: images/s and MB/s per loader thread count");
-  data_cmd->add_option("--data", data_opts.data, "A folder of JPEGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg)")->required();
+  CLI::App* data_cmd = app.add_subcommand(
+      "data", "Measure the loader alone: images/s (or windows/s and tokens/s) and MB/s per loader thread count");
+  data_cmd->add_option("--data", data_opts.data,
+                       "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
+      ->required();
   data_cmd->add_option("--batch,-b", data_opts.batch, "Batch size")->check(rule(kBatchSize));
   data_cmd->add_option("--loader-threads", data_opts.loader_threads, "Thread counts, comma-separated");
-  data_cmd->add_option("--size", data_opts.size, "Crop size (RandomResizedCrop output, square)");
   data_cmd->add_option("--epochs", data_opts.epochs, "Epochs per thread count, each timed on its own");
-  data_cmd->add_option("--layout", data_opts.layout, "nchw or nhwc (channels-last)");
-  data_cmd->add_option("--precision", data_opts.precision, "The batch's dtype: fp32, bf16 or fp16");
+  data_cmd->add_option("--size", data_opts.size, "Images: crop size (RandomResizedCrop output, square; default 224)");
+  data_cmd->add_option("--layout", data_opts.layout, "Images: nchw or nhwc (channels-last)");
+  data_cmd->add_option("--precision", data_opts.precision, "Images: the batch's dtype, fp32, bf16 or fp16");
+  data_cmd->add_option("--data-transfer", data_opts.transfer, "Images: float (normalized) or uint8 (bytes, as sent to a device)");
+  data_cmd->add_option("--seq", data_opts.seq, "Tokens: window length (default 1024)");
+  data_cmd->add_option("--data-dtype", data_opts.data_dtype, "Tokens: uint16 (nanoGPT's .bin) or uint32");
 
   MakeDataOptions make_data;
   CLI::App* make_data_cmd = app.add_subcommand("make-data", "Write photo-like JPEGs in ImageFolder layout, to try --data");
@@ -263,6 +271,13 @@ int main_entry(int argc, char** argv) {
   ex_cmd->add_option("--op-time", ex.op_min_time_s, "Seconds to measure each phase of each layer at least")
       ->check(rule(kSeconds));
   ex_cmd->add_flag("--no-alternatives", ex.no_alternatives, "Do not time flagged layers in the other layout and precision");
+  ex_cmd->add_option("--data", ex.data,
+                     "Input data as for run (a JPEG ImageFolder or a token file): the step's data wait and device copy "
+                     "become rows of the breakdown");
+  ex_cmd->add_option("--loader-threads", ex.loader_threads, "Loader threads for --data (0: the default)")
+      ->check(rule(kThreadCount));
+  ex_cmd->add_option("--data-dtype", ex.data_dtype, "Token file ids: uint16 or uint32");
+  ex_cmd->add_option("--data-transfer", ex.data_transfer, "Images to the device as float or uint8");
   ex_cmd->add_option("--output,-o", ex.output, "Results file (default: results/explain-<time>.json)");
   ex_cmd->add_option("--format,-f", ex.format, "table or json");
   ex.measure.add_to(*ex_cmd);

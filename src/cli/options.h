@@ -72,6 +72,7 @@ std::vector<std::string> sweep_models(const std::string& models, const ScriptFla
 struct RunOptions {
   std::string models, batches, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd", threads = "0";
   std::string data = "synthetic", data_dtype = "uint16", loader_threads = "0";  // real input (src/data)
+  std::string data_transfer = "float";
   bool forward_only = false;
   std::vector<std::string> sets;  // --set key=v1,v2
   std::string suite;
@@ -158,6 +159,9 @@ struct ExplainOptions {
   std::vector<std::string> sets;
   int threads = 0;
   double op_min_time_s = 0.2;  // per phase of each layer
+  // Real input (src/data): the whole step is measured with its loader; data wait and copy become rows.
+  std::string data = "synthetic", data_dtype = "uint16", data_transfer = "float";
+  int loader_threads = 0;
   bool no_alternatives = false;
   std::string output;
   std::string format = "table";
@@ -165,15 +169,19 @@ struct ExplainOptions {
   ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
-// `trainbench data`: the image loader alone.
+// `trainbench data`: the loader alone, on an image folder or a token file. Empty / 0: not given (each
+// kind refuses the other kind's settings, and fills in its defaults).
 struct DataOptions {
   std::string data;
   int64_t batch = 64;
   std::string loader_threads = "1,2";
-  int size = 224;
   int epochs = 2;
-  std::string layout = "nchw";
-  std::string precision = "fp32";
+  int size = 0;             // images: the crop (224)
+  std::string layout;       // images: nchw | nhwc (nchw)
+  std::string precision;    // images: fp32 | bf16 | fp16 (fp32)
+  std::string transfer;     // images: float | uint8 (float)
+  int64_t seq = 0;          // tokens: window length (1024, GPT-2's context)
+  std::string data_dtype;   // tokens: uint16 | uint32 (uint16)
 };
 
 // `trainbench make-data`: photo-like JPEGs in ImageFolder layout.

@@ -127,6 +127,7 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
       if (given.data) {
         s.data = o.data;
         s.data_dtype = o.data_dtype;
+        s.data_transfer = o.data_transfer;
         s.loader_threads = loader_thread_list(o.loader_threads, true);
       }
       for (auto& [device, over] : s.per_device) {
@@ -162,6 +163,7 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     s.forward_only = o.forward_only;
     s.data = o.data;
     s.data_dtype = o.data_dtype;
+    s.data_transfer = o.data_transfer;
     s.loader_threads = loader_thread_list(o.loader_threads, true);
     for (auto& c : make_plan(s)) {
       if (search) auto_batch.insert(c.descriptor());
@@ -186,7 +188,7 @@ GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
   if (o.models.empty() && !o.cases.empty() && o.suite.empty()) {
     for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only",
-                             "--data", "--loader-threads", "--data-dtype"}) {
+                             "--data", "--loader-threads", "--data-dtype", "--data-transfer"}) {
       if (given(flag)) {
         throw InputError(std::string(flag) + " does not apply to --case cases (the descriptor sets it, e.g. :t4: for "
                          "threads); it shapes a --model sweep");
@@ -211,9 +213,8 @@ GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
     g.forward_only = given("--forward-only");
     g.data = given("--data");
   }
-  if (!given("--data") && (given("--loader-threads") || given("--data-dtype"))) {
-    throw InputError(std::string(given("--loader-threads") ? "--loader-threads" : "--data-dtype") +
-                     " needs --data (synthetic data has no loader)");
+  for (const char* flag : {"--loader-threads", "--data-dtype", "--data-transfer"}) {
+    if (!given("--data") && given(flag)) throw InputError(std::string(flag) + " needs --data (synthetic data has no loader)");
   }
   return g;
 }

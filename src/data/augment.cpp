@@ -54,24 +54,18 @@ std::vector<Tap> taps(double start, double length, int out, int limit) {
   return t;
 }
 
-}  // namespace
-
-void crop_resize_normalize(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h,
-                           bool flip, bool channels_last, float* dst) {
+// One pass for both outputs: `out(value, channel)` turns an interpolated value (0..255) into T.
+template <typename T, typename Out>
+void crop_resize(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h, bool flip,
+                 bool channels_last, T* dst, Out out) {
   const std::vector<Tap> xs = taps(box.x, box.w, out_w, width);
   const std::vector<Tap> ys = taps(box.y, box.h, out_h, height);
-  // normalize(p) = p * gain + bias, with gain = 1 / (255 std), bias = -mean / std.
-  float gain[3], bias[3];
-  for (int c = 0; c < 3; ++c) {
-    gain[c] = 1.0f / (255.0f * kImagenetStd[c]);
-    bias[c] = -kImagenetMean[c] / kImagenetStd[c];
-  }
   const size_t plane = static_cast<size_t>(out_w) * out_h;
   // Only the columns the crop touches are blended vertically.
   const int x_lo = std::min(xs.front().i0, xs.back().i0);
   const int x_hi = std::max(xs.front().i1, xs.back().i1);
   std::vector<float> row(static_cast<size_t>(width) * 3);    // the vertically interpolated source row
-  std::vector<float> line(static_cast<size_t>(out_w) * 3);   // one output row, interleaved, normalised
+  std::vector<T> line(static_cast<size_t>(out_w) * 3);       // one output row, interleaved, converted
   for (int oy = 0; oy < out_h; ++oy) {
     const Tap ty = ys[oy];
     const uint8_t* r0 = rgb + static_cast<size_t>(ty.i0) * width * 3;
@@ -82,18 +76,42 @@ void crop_resize_normalize(const uint8_t* rgb, int width, int height, const Crop
       const int dx = flip ? out_w - 1 - ox : ox;
       const float* a = &row[tx.i0 * 3];
       const float* b = &row[tx.i1 * 3];
-      float* o = &line[dx * 3];
-      for (int c = 0; c < 3; ++c) o[c] = (a[c] + tx.w1 * (b[c] - a[c])) * gain[c] + bias[c];
+      T* o = &line[dx * 3];
+      for (int c = 0; c < 3; ++c) o[c] = out(a[c] + tx.w1 * (b[c] - a[c]), c);
     }
     if (channels_last) {
       std::copy(line.begin(), line.end(), dst + static_cast<size_t>(oy) * out_w * 3);
     } else {
       for (int c = 0; c < 3; ++c) {
-        float* d = dst + c * plane + static_cast<size_t>(oy) * out_w;
+        T* d = dst + c * plane + static_cast<size_t>(oy) * out_w;
         for (int x = 0; x < out_w; ++x) d[x] = line[x * 3 + c];
       }
     }
   }
+}
+
+}  // namespace
+
+void imagenet_gain_bias(float gain[3], float bias[3]) {
+  for (int c = 0; c < 3; ++c) {
+    gain[c] = 1.0f / (255.0f * kImagenetStd[c]);
+    bias[c] = -kImagenetMean[c] / kImagenetStd[c];
+  }
+}
+
+void crop_resize_normalize(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h,
+                           bool flip, bool channels_last, float* dst) {
+  float gain[3], bias[3];
+  imagenet_gain_bias(gain, bias);
+  crop_resize(rgb, width, height, box, out_w, out_h, flip, channels_last, dst,
+              [&](float v, int c) { return v * gain[c] + bias[c]; });
+}
+
+void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h,
+                       bool flip, bool channels_last, uint8_t* dst) {
+  // Interpolated values lie within their byte neighbours, so rounding stays in 0..255.
+  crop_resize(rgb, width, height, box, out_w, out_h, flip, channels_last, dst,
+              [](float v, int) { return static_cast<uint8_t>(std::lround(v)); });
 }
 
 }  // namespace trainbench::data

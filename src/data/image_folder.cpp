@@ -10,13 +10,24 @@ namespace fs = std::filesystem;
 
 namespace trainbench::data {
 
-bool is_jpeg_name(const std::string& name) {
+namespace {
+
+std::string lower_extension(const std::string& name) {
   const auto dot = name.rfind('.');
-  if (dot == std::string::npos) return false;
+  if (dot == std::string::npos) return "";
   std::string ext = name.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+}  // namespace
+
+bool is_jpeg_name(const std::string& name) {
+  const std::string ext = lower_extension(name);
   return ext == "jpg" || ext == "jpeg";
 }
+
+bool is_image_name(const std::string& name) { return is_jpeg_name(name) || lower_extension(name) == "png"; }
 
 ImageFolder scan_image_folder(const std::string& root) {
   std::error_code ec;
@@ -38,7 +49,7 @@ ImageFolder scan_image_folder(const std::string& root) {
     const fs::path dir = fs::path(root) / f.classes[c];
     for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file() && is_jpeg_name(it->path().filename().string())) found.push_back(it->path().string());
+      if (it->is_regular_file() && is_image_name(it->path().filename().string())) found.push_back(it->path().string());
     }
     if (ec) throw DataError("--data " + dir.string() + ": " + ec.message());
     std::sort(found.begin(), found.end());
@@ -47,7 +58,7 @@ ImageFolder scan_image_folder(const std::string& root) {
       f.labels.push_back(static_cast<int64_t>(c));
     }
   }
-  if (f.files.empty()) throw DataError("--data " + root + ": no .jpg or .jpeg files in its class folders");
+  if (f.files.empty()) throw DataError("--data " + root + ": no .jpg, .jpeg or .png files in its class folders");
   return f;
 }
 

@@ -1,6 +1,6 @@
 // An ImageFolder, as torchvision's: one sub-folder per class under the root, class names sorted, each
-// class's images found recursively and sorted by path; label = the class's index. JPEG files only
-// (.jpg / .jpeg in any case). Only the names are listed here: the images are read while training.
+// class's images found recursively and sorted by path; label = the class's index. JPEG and PNG files
+// (.jpg / .jpeg / .png in any case). Only the names are listed here: the images are read while training.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,8 +17,10 @@ struct ImageFolder {
 
 // True for a name ending in .jpg or .jpeg, any case.
 bool is_jpeg_name(const std::string& name);
+// True for a name ending in .jpg, .jpeg or .png, any case: the files an image folder lists.
+bool is_image_name(const std::string& name);
 
-// Throws DataError naming the path: missing, not a folder, no class folders, or no JPEG at all.
+// Throws DataError naming the path: missing, not a folder, no class folders, or no image at all.
 ImageFolder scan_image_folder(const std::string& root);
 
 }  // namespace trainbench::data

@@ -10,6 +10,7 @@
 
 #include "data/augment.h"
 #include "data/jpeg.h"
+#include "data/png.h"
 
 namespace trainbench::data {
 namespace {
@@ -64,7 +65,7 @@ int64_t ImageFolderSource::file_at(int64_t position) const {
   return perm[position % n];
 }
 
-bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, float* dst, StageTimes& times) {
+bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, void* dst, StageTimes& times) {
   thread_local std::vector<uint8_t> bytes;
   thread_local RgbImage image;
   thread_local std::unique_ptr<JpegDecoder> decoder;
@@ -77,6 +78,23 @@ bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, float* dst, Sta
   times.bytes += static_cast<int64_t>(bytes.size());
   t = Clock::now();
   int width = 0, height = 0;
+  // A PNG (told by its bytes) is decoded whole, then takes the same crop, flip and normalize.
+  if (read && is_png(bytes.data(), bytes.size())) {
+    std::string error;
+    const bool ok = decode_png(bytes.data(), bytes.size(), image, error);
+    times.decode_s += since(t);
+    if (ok) {
+      t = Clock::now();
+      std::mt19937_64 rng(sample_seed);
+      const CropBox box = random_resized_crop(image.width, image.height, rng);
+      const bool flip = std::bernoulli_distribution(0.5)(rng);
+      write_crop(image, box, flip, dst);
+      times.augment_s += since(t);
+      return true;
+    }
+    skip(file);
+    return false;
+  }
   bool ok = read && decoder->header(bytes.data(), bytes.size(), width, height);
   CropBox box;
   if (ok) {
@@ -89,19 +107,29 @@ bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, float* dst, Sta
     times.decode_s += since(t);
     if (ok) {
       t = Clock::now();
-      const CropBox scaled = box.scaled(double(image.width) / width, double(image.height) / height);
-      crop_resize_normalize(image.pixels.data(), image.width, image.height, scaled, options_.width, options_.height,
-                            flip, options_.channels_last, dst);
+      write_crop(image, box.scaled(double(image.width) / width, double(image.height) / height), flip, dst);
       times.augment_s += since(t);
     }
   } else {
     times.decode_s += since(t);
   }
-  if (!ok) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (bad_.insert(file).second && first_bad_.empty()) first_bad_ = path;
-  }
+  if (!ok) skip(file);
   return ok;
+}
+
+void ImageFolderSource::write_crop(const RgbImage& image, const CropBox& box, bool flip, void* dst) const {
+  if (options_.uint8) {
+    crop_resize_bytes(image.pixels.data(), image.width, image.height, box, options_.width, options_.height, flip,
+                      options_.channels_last, static_cast<uint8_t*>(dst));
+  } else {
+    crop_resize_normalize(image.pixels.data(), image.width, image.height, box, options_.width, options_.height, flip,
+                          options_.channels_last, static_cast<float*>(dst));
+  }
+}
+
+void ImageFolderSource::skip(int64_t file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (bad_.insert(file).second && first_bad_.empty()) first_bad_ = folder_.files[file];
 }
 
 Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
@@ -109,13 +137,17 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
   const int64_t h = options_.height, w = options_.width;
   // Channels-last: the same (B, 3, H, W) tensor whose memory is (B, H, W, 3), written pixel by pixel.
   // Pinned memory needs the GPU runtime, present on a GPU case only: a CPU build never asks for it.
-  const auto opts = torch::TensorOptions().pinned_memory(options_.pin_memory && options_.dtype == at::kFloat);
-  torch::Tensor images = options_.channels_last ? torch::empty({b, h, w, 3}, opts).permute({0, 3, 1, 2})
-                                                : torch::empty({b, 3, h, w}, opts);
+  // The pixels are written in fp32 (or bytes) and converted to a reduced dtype at the end.
+  const bool converted = !options_.uint8 && options_.dtype != at::kFloat;
+  const auto opts = torch::TensorOptions().pinned_memory(options_.pin_memory && !converted);
+  const auto pixel_opts = opts.dtype(options_.uint8 ? torch::kByte : torch::kFloat);
+  torch::Tensor images = options_.channels_last ? torch::empty({b, h, w, 3}, pixel_opts).permute({0, 3, 1, 2})
+                                                : torch::empty({b, 3, h, w}, pixel_opts);
   torch::Tensor labels = torch::empty({b}, opts.dtype(torch::kLong));
   Batch out;
   out.items.reserve(b);
-  float* base = images.data_ptr<float>();
+  auto* base = static_cast<uint8_t*>(images.data_ptr());
+  const int64_t image_bytes = 3 * h * w * static_cast<int64_t>(images.element_size());
   for (int64_t k = 0; k < b; ++k) {
     const int64_t position = index * b + k;
     // A file that does not decode gives its place to the next one of the epoch's order.
@@ -126,7 +158,7 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
         std::lock_guard<std::mutex> lock(mu_);
         if (bad_.count(file) != 0) continue;
       }
-      ok = load(file, mix(options_.seed ^ 0x5eedULL, static_cast<uint64_t>(position + tries)), base + k * 3 * h * w,
+      ok = load(file, mix(options_.seed ^ 0x5eedULL, static_cast<uint64_t>(position + tries)), base + k * image_bytes,
                 times);
       if (ok) {
         labels.data_ptr<int64_t>()[k] = folder_.labels[file];
@@ -134,13 +166,13 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
       }
     }
     if (!ok) {
-      throw std::runtime_error("--data " + folder_.root + ": no file decodes as a JPEG (the first that failed: " +
+      throw std::runtime_error("--data " + folder_.root + ": no file decodes as a JPEG or PNG (the first that failed: " +
                                first_bad_ + ")");
     }
     ++times.samples;
   }
   const auto t = Clock::now();
-  if (options_.dtype != at::kFloat) {
+  if (converted) {
     images = images.to(options_.dtype);  // keeps the memory format
     if (options_.pin_memory) images = images.pin_memory();
   }
@@ -157,6 +189,7 @@ LoaderStats ImageFolderSource::describe() const {
   std::lock_guard<std::mutex> lock(mu_);
   s.skipped_files = static_cast<int64_t>(bad_.size());
   s.first_skipped = first_bad_;
+  s.transfer = options_.uint8 ? "uint8" : "float";
   return s;
 }
 

@@ -1,7 +1,8 @@
-// Batches from an ImageFolder of JPEGs: each epoch is a shuffle of the files with a fixed seed, each
-// image is read from disk when its batch is made (nothing is loaded at start), decoded with DCT
-// scaling to what its random crop needs, augmented (data/augment.h) and written into the batch.
-// A file that does not decode is skipped and counted; the next file of the epoch takes its place.
+// Batches from an ImageFolder of JPEGs and PNGs: each epoch is a shuffle of the files with a fixed seed,
+// each image is read from disk when its batch is made (nothing is loaded at start), decoded (JPEG: with
+// DCT scaling to what its random crop needs; PNG: whole, data/png.h), augmented (data/augment.h) and
+// written into the batch. A file that does not decode is skipped and counted; the next file of the
+// epoch takes its place.
 #pragma once
 #include <torch/torch.h>
 
@@ -9,7 +10,9 @@
 #include <set>
 #include <string>
 
+#include "data/augment.h"
 #include "data/image_folder.h"
+#include "data/jpeg.h"
 #include "data/loader.h"
 
 namespace trainbench::data {
@@ -21,12 +24,15 @@ struct ImageSourceOptions {
   at::ScalarType dtype = at::kFloat;   // the dtype the case trains in (pure precisions)
   uint64_t seed = 0;
   bool pin_memory = false;             // GPU cases: page-locked batches, so the copy to the device is asynchronous
+  // The images as uint8 pixels (cropped, resized, flipped, not normalized; `dtype` ignored): the device
+  // normalizes them (--data-transfer uint8, data/device_feed.h).
+  bool uint8 = false;
 };
 
 class ImageFolderSource final : public BatchSource {
  public:
   ImageFolderSource(ImageFolder folder, ImageSourceOptions options);
-  // {images (batch, 3, height, width), labels (batch, int64)}; items: the file indices.
+  // {images (batch, 3, height, width) in `dtype` or uint8, labels (batch, int64)}; items: the file indices.
   Batch make(int64_t index, StageTimes& times) override;
   LoaderStats describe() const override;
   const ImageFolder& folder() const { return folder_; }
@@ -36,7 +42,11 @@ class ImageFolderSource final : public BatchSource {
 
  private:
   // Decodes and augments file `file` into `dst`; false (the file counted as skipped) when it does not decode.
-  bool load(int64_t file, uint64_t sample_seed, float* dst, StageTimes& times);
+  // `dst` points at a float image, or a uint8 one when options_.uint8.
+  bool load(int64_t file, uint64_t sample_seed, void* dst, StageTimes& times);
+  // Crops, resizes and flips `image` into `dst` (floats normalized, or bytes).
+  void write_crop(const RgbImage& image, const CropBox& box, bool flip, void* dst) const;
+  void skip(int64_t file);  // counts a file that does not decode
 
   ImageFolder folder_;
   ImageSourceOptions options_;

@@ -14,9 +14,6 @@ void check_data_source(const std::string& model, const std::string& kind, const 
                        const std::string& dtype, std::optional<int64_t> vocab) {
   if (data == "synthetic") return;
   if (kind.empty()) throw DataError("--data " + data + ": " + model + " trains on synthetic data only");
-  if (data.find(':') != std::string::npos) {
-    throw DataError("--data " + data + ": a path with ':' cannot go in a case descriptor; link it elsewhere");
-  }
   static std::mutex mu;
   static std::map<std::string, int64_t> largest_id;  // token files already read: their largest id
   static std::map<std::string, bool> folders;        // image folders already scanned

@@ -82,6 +82,7 @@ LoaderStats TokenWindowSource::describe() const {
   s.kind = "tokens";
   s.source = file_->path();
   s.files = file_->size();
+  s.transfer = "ids";
   return s;
 }
 

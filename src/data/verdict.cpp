@@ -9,7 +9,7 @@
 namespace trainbench::data {
 
 DataInfo make_data_info(const LoaderStats& s, const std::vector<double>& step_s, const std::vector<double>& wait_s,
-                        int64_t samples_per_step) {
+                        int64_t samples_per_step, const std::vector<double>& copy_s) {
   DataInfo d;
   d.source = s.source;
   d.kind = s.kind;
@@ -17,6 +17,7 @@ DataInfo make_data_info(const LoaderStats& s, const std::vector<double>& step_s,
   d.loader_threads = s.threads;
   d.skipped_files = s.skipped_files;
   d.first_skipped = s.first_skipped;
+  if (!s.transfer.empty()) d.transfer = s.transfer;
   // Capacity: what the threads produce per second of their own work, times the threads. A loader that
   // keeps up spends part of its time blocked on a full queue: its delivered rate is the model's, not
   // what it could do; its busy time is not.
@@ -26,12 +27,15 @@ DataInfo make_data_info(const LoaderStats& s, const std::vector<double>& step_s,
   }
   if (step_s.empty() || step_s.size() != wait_s.size()) return d;
   std::vector<double> compute(step_s.size());
-  for (size_t i = 0; i < step_s.size(); ++i) compute[i] = std::max(0.0, step_s[i] - wait_s[i]);
+  const bool copies = copy_s.size() == step_s.size();
+  // The model's own rate: the step without its waits, for the batch and for the copy.
+  for (size_t i = 0; i < step_s.size(); ++i) compute[i] = std::max(0.0, step_s[i] - wait_s[i] - (copies ? copy_s[i] : 0.0));
   const double compute_median = summarize(compute).median;
   if (compute_median > 0.0) d.model_samples_s = static_cast<double>(samples_per_step) / compute_median;
   const Summary w = summarize(wait_s);
   d.mean_wait_s = w.mean;
   d.median_wait_s = w.median;
+  if (copies) d.median_copy_s = summarize(copy_s).median;
   const double total_step = std::accumulate(step_s.begin(), step_s.end(), 0.0);
   const double total_wait = std::accumulate(wait_s.begin(), wait_s.end(), 0.0);
   d.wait_share = total_step > 0.0 ? total_wait / total_step : 0.0;

@@ -11,8 +11,9 @@ namespace trainbench::data {
 // A case is input-bound when its steps spent at least this share of their time waiting for a batch.
 constexpr double kInputBoundWaitShare = 0.05;
 
-// `step_s` and `wait_s`: the kept steps' times and data waits (the wait is inside the step's time).
+// `step_s`, `wait_s` and `copy_s`: the kept steps' times, data waits and copy waits (both inside the
+// step's time; copy_s empty: none).
 DataInfo make_data_info(const LoaderStats& s, const std::vector<double>& step_s, const std::vector<double>& wait_s,
-                        int64_t samples_per_step);
+                        int64_t samples_per_step, const std::vector<double>& copy_s = {});
 
 }  // namespace trainbench::data

@@ -203,7 +203,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     r.dist = d;
     // --data: this rank's own loader and waits (each rank reads its own shuffle: data_seed differs).
     if (const auto stats = w->loader_stats()) {
-      r.data = data::make_data_info(*stats, sampled.own, sampled.data_wait, w->samples_per_step());
+      r.data = data::make_data_info(*stats, sampled.own, sampled.data_wait, w->samples_per_step(), sampled.copy_wait);
     }
     r.status = Status::ok;
   } catch (...) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "data/verdict.h"
 #include "workloads/workload.h"
 
 namespace trainbench {
@@ -56,7 +57,7 @@ void attribute(Explanation& e, const FlagRule& rule) {
       family[l.family].second += l.time_s;
     }
   }
-  e.other_time_s = e.step_time_s - e.layers_time_s;
+  e.other_time_s = e.step_time_s - e.layers_time_s - e.data_wait_s - e.copy_s;
   std::sort(e.layers.begin(), e.layers.end(), [](const ExplainLayer& a, const ExplainLayer& b) { return a.time_s > b.time_s; });
   e.findings.clear();
   const bool have_peak = std::isfinite(e.peak_gflops) && e.peak_gflops > 0.0;
@@ -76,6 +77,23 @@ void attribute(Explanation& e, const FlagRule& rule) {
                             l.label, l.count, 100.0 * l.share, l.achieved_gflops, peak_part,
                             average > 0.0 ? l.achieved_gflops / average : 0.0, l.family, average);
     e.findings.push_back(l.finding);
+  }
+  // The input pipeline's rows, by the share that makes a run's verdict input-bound (data/verdict.h).
+  if (e.real_data && e.step_time_s > 0.0) {
+    const double wait_share = e.data_wait_s / e.step_time_s;
+    const double copy_share = e.copy_s / e.step_time_s;
+    if (wait_share >= data::kInputBoundWaitShare) {
+      e.findings.push_back(fmt::format(
+          "the step waits {:.3g} ms ({:.0f}% of it) for its batch: input-bound; more --loader-threads (or a faster "
+          "source) shortens the step, the layers do not",
+          1e3 * e.data_wait_s, 100.0 * wait_share));
+    }
+    if (copy_share >= data::kInputBoundWaitShare) {
+      e.findings.push_back(fmt::format(
+          "the host-to-device copy adds {:.3g} ms ({:.0f}% of the step) that the previous step did not hide{}",
+          1e3 * e.copy_s, 100.0 * copy_share,
+          parse_case(e.case_name).data_transfer == "uint8" ? "" : ": try --data-transfer uint8 (a quarter of the bytes)"));
+    }
   }
   if (e.step_time_s > 0.0 && std::fabs(e.other_time_s) > 0.3 * e.step_time_s) {
     e.findings.push_back(fmt::format(
@@ -134,11 +152,19 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
   e.case_name = s.c.descriptor();
   e.step_time_s = step.step_time_s.median;
   e.peak_gflops = s.peak_gflops;
+  if (step.data) {
+    e.real_data = true;
+    e.data_wait_s = step.data->median_wait_s;
+    e.copy_s = step.data->median_copy_s;
+  }
 
   std::vector<LayerCall> calls;
   {
     torch::manual_seed(0);
-    auto w = make_workload(s.c);
+    // The layers' shapes do not depend on where the batch comes from: a synthetic batch starts no loader.
+    WorkloadOptions shapes = s.c;
+    shapes.data = "synthetic";
+    auto w = make_workload(shapes);
     calls = collect_layers([&] { w->step(); });
   }
   OpSettings os;

@@ -170,6 +170,9 @@ nlohmann::json to_json(const Explanation& e) {
           {"step_time_s", e.step_time_s},
           {"layers_time_s", e.layers_time_s},
           {"other_time_s", e.other_time_s},
+          {"real_data", e.real_data},
+          {"data_wait_s", e.data_wait_s},
+          {"copy_s", e.copy_s},
           {"peak_gflops", std::isfinite(e.peak_gflops) ? nlohmann::json(e.peak_gflops) : nlohmann::json()},
           {"layers", layers},
           {"findings", e.findings}};
@@ -182,6 +185,12 @@ Explanation explanation_from_json(const nlohmann::json& j) {
   e.step_time_s = get_double(j, "step_time_s");
   e.layers_time_s = get_double(j, "layers_time_s");
   e.other_time_s = get_double(j, "other_time_s");
+  // Files written before explain knew real data have none of the three: synthetic data.
+  if (j.contains("real_data")) {
+    e.real_data = get_bool(j, "real_data");
+    e.data_wait_s = get_double(j, "data_wait_s");
+    e.copy_s = get_double(j, "copy_s");
+  }
   e.peak_gflops = get_double(j, "peak_gflops");
   e.layers = read_array<ExplainLayer>(j, "layers", [](const nlohmann::json& x) {
     ExplainLayer l;

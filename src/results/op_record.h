@@ -95,7 +95,14 @@ struct Explanation {
   std::string case_name;     // the model case explained (a run descriptor)
   double step_time_s = 0.0;  // the whole training step, measured (median)
   double layers_time_s = 0.0;  // sum of the layers' time_s
-  double other_time_s = 0.0;   // step - layers: what the layers timed alone do not account for
+  double other_time_s = 0.0;   // step - layers - data_wait - copy: what the layers timed alone do not account for
+  // Real data (--data): the step's input-pipeline rows, outside the layers. data_wait_s: the median step's
+  // wait for its batch (the record's data.median_wait_s); copy_s: the host-to-device copy the step waited
+  // for after its batch was ready (GPU cases; 0 on CPU, where the batch is made in host memory). Both 0
+  // for synthetic data.
+  bool real_data = false;
+  double data_wait_s = 0.0;
+  double copy_s = 0.0;
   double peak_gflops = 0.0;    // peak used for "% of peak"; NaN when none was measured
   std::vector<ExplainLayer> layers;   // sorted by time, largest first
   std::vector<std::string> findings;  // the flagged layers' lines and the layout/precision advice

@@ -53,9 +53,13 @@ std::string print_peak(const PeakInfo& p) {
 std::string print_explanation(const Explanation& e) {
   const double step = e.step_time_s;
   auto share = [&](double t) { return step > 0.0 ? fmt::format("{:.0f}%", 100.0 * t / step) : std::string("-"); };
-  std::string out = fmt::format("{}: step {} ms measured; the layers timed alone {} ms ({}); other {} ms ({})\n",
-                                e.case_name, ms(step), ms(e.layers_time_s), share(e.layers_time_s),
-                                format_significant(1e3 * e.other_time_s), share(e.other_time_s));
+  std::string out = fmt::format("{}: step {} ms measured; the layers timed alone {} ms ({}); ", e.case_name, ms(step),
+                                ms(e.layers_time_s), share(e.layers_time_s));
+  if (e.real_data) {
+    out += fmt::format("data wait {} ms ({}); device copy {} ms ({}); ", format_significant(1e3 * e.data_wait_s),
+                       share(e.data_wait_s), format_significant(1e3 * e.copy_s), share(e.copy_s));
+  }
+  out += fmt::format("other {} ms ({})\n", format_significant(1e3 * e.other_time_s), share(e.other_time_s));
   out += std::isfinite(e.peak_gflops) ? fmt::format("peak {} GFLOP/s (trainbench peak: the faster of GEMM and conv in this precision)\n", format_significant(e.peak_gflops))
                                       : std::string("no peak measured for this device: run `trainbench peak` for % of peak\n");
   out += fmt::format("\n{:>6} {:>9} {:>5} {:<30} {:>8} {:>8} {:>8} {:>8} {:>6}  {}\n", "share", "time ms", "count",
@@ -70,6 +74,16 @@ std::string print_explanation(const Explanation& e) {
                        fmt::format("{:.1f}%", 100.0 * l.share), ms(l.time_s), l.count, l.label, ms(l.fwd_s),
                        l.input_grad ? ms(l.bwd_data_s) : "none", ms(l.bwd_weights_s), gf(l.achieved_gflops),
                        pct(l.percent_of_peak), l.op, l.flagged ? "  <- flagged" : "");
+  }
+  // Real data: the step's input rows, outside the layers (the median step's waits, as measured in it).
+  if (e.real_data) {
+    auto row = [&](const char* label, double t, const char* what) {
+      out += fmt::format("{:>6} {:>9} {:>5} {:<30} {:>8} {:>8} {:>8} {:>8} {:>6}  {}\n",
+                         step > 0.0 ? fmt::format("{:.1f}%", 100.0 * t / step) : std::string("-"),
+                         format_significant(1e3 * t), "-", label, "-", "-", "-", "-", "-", what);
+    };
+    row("data wait", e.data_wait_s, "waiting for the loader's batch");
+    row("device copy", e.copy_s, "host-to-device copy not hidden by the previous step (0 on CPU)");
   }
   if (!e.findings.empty()) {
     out += "\nfindings:\n";

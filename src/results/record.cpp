@@ -120,6 +120,8 @@ nlohmann::json data_to_json(const DataInfo& d) {
           {"mean_wait_s", d.mean_wait_s},
           {"median_wait_s", d.median_wait_s},
           {"wait_share", d.wait_share},
+          {"median_copy_s", d.median_copy_s},
+          {"transfer", d.transfer},
           {"skipped_files", d.skipped_files},
           {"first_skipped", d.first_skipped.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.first_skipped)},
           {"verdict", d.verdict},
@@ -139,6 +141,9 @@ DataInfo data_from_json(const nlohmann::json& j) {
   d.mean_wait_s = get_double(j, "mean_wait_s");
   d.median_wait_s = get_double(j, "median_wait_s");
   d.wait_share = get_double(j, "wait_share");
+  // Files from before the device copy was measured: no copy wait, batches sent as floats.
+  if (j.contains("median_copy_s")) d.median_copy_s = get_double(j, "median_copy_s");
+  if (j.contains("transfer")) d.transfer = get_string(j, "transfer");
   d.skipped_files = get_int(j, "skipped_files");
   d.first_skipped = get_optional_string_or_none(j, "first_skipped").value_or("");
   d.verdict = get_string(j, "verdict");

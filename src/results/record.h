@@ -48,6 +48,10 @@ struct DataInfo {
   double mean_wait_s = 0.0;        // data wait per step (time the step waited for its batch)
   double median_wait_s = 0.0;
   double wait_share = 0.0;         // mean wait / mean step time
+  // GPU cases: the median step's wait for the host-to-device copy its batch still needed (the part of
+  // the copy the previous step did not hide), inside the step's time, apart from the data wait. 0 on CPU.
+  double median_copy_s = 0.0;
+  std::string transfer = "float";  // images: float (normalized on the host) | uint8 (normalized on the device)
   int64_t skipped_files = 0;       // corrupt or non-JPEG files skipped
   std::string first_skipped;       // the first one; empty when none
   std::string verdict;             // input-bound | compute-bound

@@ -97,9 +97,10 @@ std::string Case::descriptor() const {
   if (optimizer != "sgd") s += ":" + optimizer;
   if (threads > 0) s += ":t" + std::to_string(threads);
   if (!synthetic_data()) {
-    s += ":data=" + data;
+    s += ":data=" + escape_param_value(data);
     if (data_dtype != "uint16") s += ":data-dtype=" + data_dtype;
     if (loader_threads > 0) s += ":loader=" + std::to_string(loader_threads);
+    if (data_transfer != "float") s += ":transfer=" + data_transfer;
   }
   if (forward_only) s += ":fwd";
   s += ":" + device.str();
@@ -152,16 +153,26 @@ Case parse_case(const std::string& input) {
       fail_at_column(input, "", column[i], "empty field (two colons in a row)");
     }
     // Real data (data=PATH, data-dtype=uint32, loader=N) before workload parameters: these are not
-    // parameters, and their values may hold ',' and '='.
+    // parameters; PATH is percent-escaped as parameter values are.
     if (t.rfind("data=", 0) == 0) {
       once("data source", i);
-      c.data = t.substr(5);
+      try {
+        c.data = unescape_param_value(t.substr(5));
+      } catch (const std::invalid_argument& e) {
+        fail_at_column(input, t, column[i], std::string("has a bad escape: ") + e.what() + " (write '%' as %25)");
+      }
       if (c.data.empty() || c.data == "synthetic") fail_at_column(input, t, column[i], "names no data path");
     } else if (t.rfind("data-dtype=", 0) == 0) {
       once("data dtype", i);
       c.data_dtype = t.substr(11);
       if (c.data_dtype != "uint16" && c.data_dtype != "uint32") {
         fail_at_column(input, t, column[i], "is not a token dtype (data-dtype=uint16 or data-dtype=uint32)");
+      }
+    } else if (t.rfind("transfer=", 0) == 0) {
+      once("data transfer", i);
+      c.data_transfer = t.substr(9);
+      if (c.data_transfer != "float" && c.data_transfer != "uint8") {
+        fail_at_column(input, t, column[i], "is not a data transfer (transfer=float or transfer=uint8)");
       }
     } else if (t.rfind("loader=", 0) == 0) {
       once("loader thread count", i);
@@ -212,8 +223,8 @@ Case parse_case(const std::string& input) {
     }
   }
   if (!have_batch) fail(input, "", "no batch size (bN)");
-  if (c.synthetic_data() && (seen.count("data dtype") || seen.count("loader thread count"))) {
-    fail(input, "", "data-dtype= and loader= need a data=PATH");
+  if (c.synthetic_data() && (seen.count("data dtype") || seen.count("loader thread count") || seen.count("data transfer"))) {
+    fail(input, "", "data-dtype=, loader= and transfer= need a data=PATH");
   }
   return c;
 }

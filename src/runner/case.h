@@ -1,9 +1,10 @@
 // A Case: one point of a plan, with a compact descriptor that round-trips (parse(print(c)) == c).
 //   resnet50:b64:fp32:nchw:cpu          bert:layers=12,seq=200:b32:bf16:nchw:adamw:cuda:0
 // Grammar (docs/descriptors.md): MODEL[:PARAMS]:bBATCH:PRECISION:LAYOUT[:OPTIMIZER][:tTHREADS]
-//   [:data=PATH[:data-dtype=uint32][:loader=N]][:fwd]:DEVICE
-// where PARAMS is key=value[,key=value...] (values percent-escaped, below), OPTIMIZER is printed only when not sgd, tTHREADS only when
-// set, data=PATH only for real input data (no ':' in PATH), and DEVICE (cpu, cuda, cuda:N) always comes last.
+//   [:data=PATH[:data-dtype=uint32][:loader=N][:transfer=uint8]][:fwd]:DEVICE
+// where PARAMS is key=value[,key=value...], OPTIMIZER is printed only when not sgd, tTHREADS only when
+// set, data=PATH only for real input data, and DEVICE (cpu, cuda, cuda:N) always comes last. Parameter
+// values and PATH are percent-escaped (below), so any text can be one.
 #pragma once
 #include <stdexcept>
 #include <string>

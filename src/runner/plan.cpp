@@ -38,6 +38,13 @@ void validate_case(Case& c) {
     throw InputError("bad loader thread count " + std::to_string(c.loader_threads));
   }
   if (c.synthetic_data()) c.loader_threads = 0;  // no loader: the axis means nothing
+  if (c.data_transfer != "float" && c.data_transfer != "uint8") {
+    throw InputError("bad data transfer '" + c.data_transfer + "' (float or uint8)");
+  }
+  if (c.synthetic_data()) c.data_transfer = "float";
+  if (c.data_transfer == "uint8" && w->data_kind != "images") {
+    throw InputError(c.model + ": --data-transfer uint8 is for image folders (token ids travel as they are)");
+  }
   try {
     const Params all = effective_params(*w, c.params);
     const auto vocab = all.count("vocab") ? std::optional<int64_t>(std::stoll(all.at("vocab"))) : std::nullopt;
@@ -78,6 +85,7 @@ void append_cases(const Sweep& s, const std::vector<DeviceSpec>& devices, std::v
                   c.forward_only = s.forward_only;
                   c.data = s.data;
                   c.data_dtype = s.data_dtype;
+                  c.data_transfer = s.data_transfer;
                   c.loader_threads = loader_threads;
                   validate_case(c);
                   plan.push_back(std::move(c));

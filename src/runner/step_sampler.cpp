@@ -62,7 +62,10 @@ SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSe
     if (v.kept) {
       out.own.push_back(std::chrono::duration<double>(t1 - t0).count());
       out.agreed.push_back(v.step_s);
-      out.data_wait.push_back(std::chrono::duration<double>(t_ready - t0).count());
+      // next_batch waits for the loader, then (GPU) for what is left of its batch's copy: two rows.
+      const double copy = w.last_copy_wait_s();
+      out.data_wait.push_back(std::chrono::duration<double>(t_ready - t0).count() - copy);
+      out.copy_wait.push_back(copy);
     }
     if (on_step) on_step(v.kept);
     if (policy.done({out.agreed, v.elapsed_s})) break;

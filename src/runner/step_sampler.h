@@ -48,6 +48,9 @@ struct SampledSteps {
   std::optional<EnergyFigures> energy;
   // Each kept step's data wait (w.next_batch(), inside the step's time), seconds, in the order of `own`.
   std::vector<double> data_wait;
+  // Each kept step's wait for the host-to-device copy (Workload::last_copy_wait_s), in the order of
+  // `own`; not part of data_wait.
+  std::vector<double> copy_wait;
 };
 
 // Warm-up (m.warmup(device is a GPU)), then timed steps, each followed by a device synchronize before

@@ -129,6 +129,26 @@ std::vector<std::string> read_devices(const std::string& path, const toml::node&
   return out;
 }
 
+// loader_threads: a count or a list (a sweep axis, as --loader-threads), 0 the default, by --threads' rule.
+std::vector<int> read_loader_threads(const std::string& path, const toml::node& node) {
+  std::vector<int> out;
+  for (int64_t n : read_list<int64_t>(path, "loader_threads", node)) {
+    const std::string why = number_problem(static_cast<double>(n), kThreadCount);
+    if (!why.empty()) fail_at(path, node.source(), "loader_threads: " + std::to_string(n) + " " + why);
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
+// data: one source for the group, "synthetic" or a path; a relative path is taken from the suite
+// file's folder, so a suite and its data can move together.
+std::string read_data(const std::string& path, const toml::node& node) {
+  const std::string d = read_scalar<std::string>(path, "data", node);
+  if (d.empty()) fail_at(path, node.source(), "key 'data' is empty (a path, or \"synthetic\")");
+  if (d == "synthetic" || fs::path(d).is_absolute()) return d;
+  return (fs::path(path).parent_path() / d).lexically_normal().string();
+}
+
 // Every parameter combination checked against every model of the group, at the line of the `set` key.
 void check_params(const std::string& path, const toml::node& set_node, const std::vector<std::string>& models,
                   const std::vector<std::map<std::string, std::string>>& params) {
@@ -190,12 +210,28 @@ Sweep read_group(const std::string& path, const toml::table& t) {
       s.params = params_product(read_sets(path, node));
     } else if (key == "forward_only") {
       s.forward_only = read_scalar<bool>(path, key, node);
+    } else if (key == "data") {
+      s.data = read_data(path, node);
+    } else if (key == "data_dtype") {
+      s.data_dtype = read_choices(path, key, node, {"uint16", "uint32"}).front();
+      if (!node.is_string()) fail_at(path, node.source(), "key 'data_dtype' takes one value");
+    } else if (key == "data_transfer") {
+      s.data_transfer = read_choices(path, key, node, {"float", "uint8"}).front();
+      if (!node.is_string()) fail_at(path, node.source(), "key 'data_transfer' takes one value");
+    } else if (key == "loader_threads") {
+      s.loader_threads = read_loader_threads(path, node);
     } else {
       fail_at(path, node.source(), "unknown key '" + key + "' in [[group]]");
     }
   }
   if (s.models.empty()) fail_at(path, t.source(), "[[group]] has no 'model'");
   if (s.batches.empty()) fail_at(path, t.source(), "[[group]] has no 'batch'");
+  // Loader settings mean nothing without a loader: refused, as the same flags are without --data.
+  if (s.data == "synthetic") {
+    for (const char* key : {"data_dtype", "data_transfer", "loader_threads"}) {
+      if (const toml::node* n = t.get(key)) fail_at(path, n->source(), std::string("key '") + key + "' needs a 'data' path");
+    }
+  }
   // Parameters need the models, which may come later in the table: checked once all keys are read.
   if (const toml::node* set = t.get("set")) check_params(path, *set, s.models, s.params);
   for (const auto& [device, o] : s.per_device) {

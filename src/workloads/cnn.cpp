@@ -58,6 +58,7 @@ class CnnWorkload final : public detail::LossWorkload {
     so.dtype = detail::is_pure_precision(o.precision) ? detail::precision_dtype(o.precision) : at::kFloat;
     so.seed = static_cast<uint64_t>(o.data_seed >= 0 ? o.data_seed : 0);
     so.pin_memory = o.device.is_gpu();
+    so.uint8 = o.data_transfer == "uint8";
     start_loader(std::make_shared<data::ImageFolderSource>(std::move(folder), so));
   }
 

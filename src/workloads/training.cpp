@@ -177,6 +177,7 @@ void LossWorkload::finish_setup(const std::vector<torch::Tensor>& params, const 
 }
 
 void LossWorkload::step() {
+  untrained_batch_ = false;
   if (options_.forward_only) {
     torch::NoGradGuard no_grad;
     AutocastScope amp(options_);
@@ -218,17 +219,32 @@ void LossWorkload::start_loader(std::shared_ptr<data::BatchSource> source) {
   const int threads =
       options_.loader_threads > 0 ? options_.loader_threads : data::default_loader_threads(options_.device.is_gpu());
   loader_ = std::make_unique<data::Loader>(std::move(source), threads);
-  next_batch();
+  const at::ScalarType dtype = is_pure_precision(options_.precision) ? precision_dtype(options_.precision) : at::kFloat;
+  feed_ = std::make_unique<data::DeviceFeed>(options_.device.torch_device(), options_.data_transfer == "uint8", dtype);
+  feed_->start(loader_->next());
+  std::vector<torch::Tensor> first = feed_->finish(copy_wait_s_);
+  take_batch(first);
+  untrained_batch_ = true;
+  copy_wait_s_ = 0.0;
 }
 
 void LossWorkload::next_batch() {
   if (!loader_) return;
-  data::Batch b = loader_->next();
-  // From pinned host memory (GPU cases) the copy is asynchronous: it overlaps whatever the device is
-  // still running, and the step's synchronize waits for it.
-  const torch::Device dev = options_.device.torch_device();
-  for (auto& t : b.tensors) t = t.to(dev, /*non_blocking=*/t.is_pinned());
-  take_batch(b.tensors);
+  copy_wait_s_ = 0.0;
+  // GPU: the batch after this one starts copying now, on the side stream, while this step computes.
+  auto start_next = [&] {
+    if (options_.device.is_gpu() && !feed_->pending()) feed_->start(loader_->next());
+  };
+  // The batch taken at setup (or by a next_batch() with no step since) is still to be trained on.
+  if (untrained_batch_) {
+    start_next();
+    return;
+  }
+  if (!feed_->pending()) feed_->start(loader_->next());
+  std::vector<torch::Tensor> t = feed_->finish(copy_wait_s_);
+  take_batch(t);
+  untrained_batch_ = true;
+  start_next();
 }
 
 void LossWorkload::start_token_loader(data::TokenTarget target, int64_t seq, int64_t vocab, int64_t classes) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/flops.h"
+#include "data/device_feed.h"
 #include "data/loader.h"
 #include "data/token_source.h"
 #include "workloads/loss_scaler.h"
@@ -72,13 +73,15 @@ class LossWorkload : public Workload {
   std::vector<torch::Tensor> model_buffers() const override { return buffers_; }
   void set_gradient_sync(GradientSync* sync) override { sync_ = sync; }
   void next_batch() override;
+  double last_copy_wait_s() const override { return copy_wait_s_; }
   std::optional<LoaderStats> loader_stats() const override;
   void set_phase_observer(std::function<void(StepPhase)> observer) override { observer_ = std::move(observer); }
 
  protected:
   // Real data: starts the loader's threads on `source` (options_.loader_threads, 0: the default) and
-  // takes the first batch, so the workload has an input before any step. Each next_batch() then hands
-  // the loader's next batch, on the device, to take_batch.
+  // takes the first batch, so the workload has an input before any step (the FLOP count and the first
+  // step use it). Each next_batch() after a step then hands the loader's next batch, on the device, to
+  // take_batch; a next_batch() before any step keeps the first batch, so every batch is trained on.
   void start_loader(std::shared_ptr<data::BatchSource> source);
   // Real data from a token file (options_.data): windows of `seq` tokens cut for `target`, checked
   // against `vocab` (classify: `classes` labels), with the case's data seed.
@@ -113,6 +116,9 @@ class LossWorkload : public Workload {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
   std::unique_ptr<data::Loader> loader_;  // --data only
+  std::unique_ptr<data::DeviceFeed> feed_;  // --data only: the loader's batches onto the device
+  bool untrained_batch_ = false;          // the current batch has not been stepped on yet
+  double copy_wait_s_ = 0.0;              // the last next_batch()'s wait for the device copy
   torch::Tensor last_;
   int64_t parameters_ = 0;
   int64_t tokens_per_sample_ = 0;

@@ -40,6 +40,10 @@ struct WorkloadOptions {
   std::string data = "synthetic";
   int loader_threads = 0;
   std::string data_dtype = "uint16";
+  // Images only: how a batch travels to the device. "float": normalized on the host, in the case's dtype
+  // (torchvision's DataLoader); "uint8": the cropped pixels as bytes (a quarter of the bytes to copy),
+  // normalized on the device (DALI's choice). The same numbers within uint8 rounding.
+  std::string data_transfer = "float";
   bool synthetic_data() const { return data == "synthetic"; }
 };
 
@@ -92,6 +96,10 @@ class Workload {
   // Real data (--data): blocks until the loader has the next batch and makes it the next step's input.
   // The step sampler times this call as the step's data wait; synthetic data has nothing to wait for.
   virtual void next_batch() {}
+  // Of the last next_batch(), the seconds spent waiting for the host-to-device copy that the previous
+  // step did not hide (GPU cases; the copy runs on a side stream while the previous step computes).
+  // 0 on CPU, where the batch is made where it is used.
+  virtual double last_copy_wait_s() const { return 0.0; }
   // The input pipeline's counters so far; nullopt for synthetic data.
   virtual std::optional<LoaderStats> loader_stats() const { return std::nullopt; }
   // Called at each StepPhase of every training step from now on; empty detaches. Measuring sets it for
