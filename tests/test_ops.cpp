@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -207,6 +208,26 @@ TEST(Layers, SeesLstmAttentionLinearAndBatchNorm) {
   }
   EXPECT_TRUE(bn);
   EXPECT_TRUE(depthwise);
+}
+
+// GPT-2's block (Radford et al. 2019, as Hugging Face's GPT2Block): c_attn H->3H, c_proj H->H, mlp c_fc
+// H->4H and c_proj 4H->H, then the LM head H->V. With H 16, one layer, vocab 50 and 2x8 tokens (m = 16)
+// those five products are every linear layer of the step; the backward's input and weight gradient
+// products (e.g. [16,64]x[64,16], [64,16]x[16,16]) are not layers of their own.
+TEST(Layers, BackwardProductsAreNotLinearLayers) {
+  Case c = parse_case("gpt:heads=2,hidden=16,layers=1,seq=8,vocab=50:b2:fp32:nchw:cpu");
+  validate_case(c);
+  auto w = make_workload(c);
+  std::map<std::string, int64_t> linear;
+  for (const auto& l : collect_layers([&] { w->step(); })) {
+    if (l.op.kind == "linear") linear[l.op.str()] += l.count;
+  }
+  const std::map<std::string, int64_t> expected{{"linear:m16n48k16", 1},
+                                                {"linear:m16n16k16", 1},
+                                                {"linear:m16n64k16", 1},
+                                                {"linear:m16n16k64", 1},
+                                                {"linear:m16n50k16", 1}};
+  EXPECT_EQ(linear, expected);
 }
 
 ExplainLayer synthetic(const std::string& op, int64_t count, double seconds_per_call) {

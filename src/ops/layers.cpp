@@ -14,7 +14,8 @@ namespace {
 
 struct CollectorState {
   std::vector<LayerCall> layers;
-  int depth = 0;  // > 0 while inside a collected operator
+  int depth = 0;     // > 0 while inside a collected operator
+  int backward = 0;  // > 0 while inside an autograd node: its products are gradients, not layers
 };
 thread_local CollectorState* t_state = nullptr;
 
@@ -109,7 +110,14 @@ std::optional<LayerCall> describe(const char* name, c10::ArrayRef<const c10::IVa
 
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
   CollectorState* s = t_state;
-  if (s == nullptr || !is_layer(fn.name())) return nullptr;
+  if (s == nullptr) return nullptr;
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+    // The engine runs a CPU backward on the calling thread: a linear layer's backward dispatches
+    // aten::mm for its input and weight gradients, which must not read as more linear layers.
+    ++s->backward;
+    return nullptr;
+  }
+  if (s->backward > 0 || !is_layer(fn.name())) return nullptr;
   if (s->depth++ > 0) return nullptr;
   std::optional<LayerCall> call;
   try {
@@ -130,7 +138,12 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
 
 void on_exit(const at::RecordFunction& fn, at::ObserverContext*) {
   CollectorState* s = t_state;
-  if (s != nullptr && is_layer(fn.name())) --s->depth;
+  if (s == nullptr) return;
+  if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+    --s->backward;
+  } else if (s->backward == 0 && is_layer(fn.name())) {
+    --s->depth;
+  }
 }
 
 }  // namespace
@@ -140,7 +153,8 @@ std::vector<LayerCall> collect_layers(const std::function<void()>& fn) {
   detail::run_observed(t_state, &state,
                        at::RecordFunctionCallback(on_enter, on_exit)
                            .needsInputs(true)
-                           .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE}),
+                           .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE,
+                                   at::RecordScope::BACKWARD_FUNCTION}),
                        fn);
   return state.layers;
 }
