@@ -167,6 +167,29 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   EXPECT_FALSE(m.assumptions.empty());
 }
 
+// A footprint that grows in 64000-byte steps (a heap with a top pad) while the tensors grow 300 bytes a
+// sample: at batches 2, 4 and 8 it reads 64000 each time, a slope of 0 that would predict the batch cap.
+// The slope is then the tensors' (300) through the largest batch: fixed 64000 - 300 * 8 = 61600, and at
+// 100000 bytes the largest batch is (100000 - 61600) / 300 = 128.
+TEST(MemoryEstimate, AFootprintThatGrowsInStepsTakesTheTensorsSlope) {
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {100000}, 0, [](const Case& c) {
+    Record r = fake_memory_case(c);
+    r.memory->footprint_peak_bytes = 64000 * ((r.memory->footprint_peak_bytes + 63999) / 64000);
+    return r;
+  });
+  ASSERT_TRUE(e.fitted) << e.failure;
+  const MemoryInfo& m = *e.summary.memory;
+  EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 300.0);
+  EXPECT_DOUBLE_EQ(m.fit->fixed_bytes, 61600.0);
+  ASSERT_EQ(m.predictions.size(), 1u);
+  EXPECT_EQ(m.predictions[0].largest_batch, 128);
+  EXPECT_NE(m.assumptions.find("grew slower than the tensors"), std::string::npos) << m.assumptions;
+  // A footprint that grows faster than the tensors (the fake device's 400 a sample) keeps its own slope.
+  const MemoryEstimate plain = estimate_memory(base_case(), {2, 4, 8}, {100000}, 0, fake_memory_case);
+  EXPECT_DOUBLE_EQ(plain.summary.memory->fit->per_sample_bytes, 400.0);
+  EXPECT_EQ(plain.summary.memory->assumptions.find("grew slower"), std::string::npos);
+}
+
 // An error that is not out-of-memory says nothing about smaller batches: the estimate stops there.
 TEST(MemoryEstimate, AnErrorGivesNoFit) {
   const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {1 << 30}, 0, [](const Case& c) {

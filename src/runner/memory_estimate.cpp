@@ -79,7 +79,17 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     return out;
   }
   const MemoryFit tensors = memory::fit_memory(measured, tensor_peaks, "tensors");
-  const MemoryFit footprint = memory::fit_memory(measured, footprints, base.device.is_gpu() ? "reserved" : "address space");
+  MemoryFit footprint = memory::fit_memory(measured, footprints, base.device.is_gpu() ? "reserved" : "address space");
+  // Every tensor byte lives in the footprint, so the footprint cannot grow slower than the tensors for
+  // long. Between nearby batches it can: the heap (CPU, 64 MiB top pad) and the caching allocator (GPU
+  // segments) grow in steps, and a step that covers both batches gives a slope near 0 and a prediction
+  // at the batch cap. The slope is then the tensors', through the largest batch's footprint.
+  const bool stepped = footprint.per_sample_bytes < tensors.per_sample_bytes;
+  if (stepped) {
+    footprint.per_sample_bytes = tensors.per_sample_bytes;
+    footprint.fixed_bytes = static_cast<double>(footprint.peaks.back()) -
+                            tensors.per_sample_bytes * static_cast<double>(footprint.batches.back());
+  }
   MemoryInfo& m = *out.tries[carrier].memory;
   m.fixed_bytes = static_cast<int64_t>(std::llround(tensors.fixed_bytes));
   m.activations_bytes_per_sample = tensors.per_sample_bytes;
@@ -92,6 +102,11 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
                                                                                  : std::nullopt));
   }
   m.assumptions = prediction_assumptions(base.device);
+  if (stepped) {
+    m.assumptions += "; the footprint grew slower than the tensors between the measured batches (it grows in "
+                     "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
+                     "batches an upper bound";
+  }
   if (!oom.empty()) {
     // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
     // asked for, and with two points its linearity is unchecked.
