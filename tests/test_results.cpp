@@ -899,6 +899,33 @@ TEST(Printer, CsvHasTheMemoryAndUtilizationColumnsEmptyWhereNotMeasured) {
   EXPECT_EQ(b.at("name"), "resnet50:b32:fp32:nchw:cpu");
 }
 
+// The copy and transfer of a real-data row and the file of a TorchScript row are CSV columns too, empty
+// in rows that have neither (synthetic data, a built-in model).
+TEST(Printer, CsvHasTheDataCopyAndModelFileColumns) {
+  Record script;
+  script.name = "script:b2:fp32:nchw:cpu";  // no comma: csv_cells reads unquoted cells
+  script.status = Status::ok;
+  script.model_file_bytes = 8811;
+  script.model_file_sha256 = std::string(64, 'a');
+  DataInfo d;
+  d.source = "/data/train";
+  d.median_copy_s = 0.25;
+  d.transfer = "uint8";
+  script.data = d;
+  Record plain;
+  plain.name = "resnet50:b32:fp32:nchw:cpu";
+  const std::string csv = print_csv({script, plain});
+  const auto a = csv_cells(csv, 0);
+  EXPECT_EQ(std::stod(a.at("data_median_copy_s")), 0.25);
+  EXPECT_EQ(a.at("data_transfer"), "uint8");
+  EXPECT_EQ(a.at("model_file_bytes"), "8811");
+  EXPECT_EQ(a.at("model_file_sha256"), std::string(64, 'a'));
+  const auto b = csv_cells(csv, 1);
+  for (const char* k : {"data_median_copy_s", "data_transfer", "model_file_bytes", "model_file_sha256"}) {
+    EXPECT_EQ(b.at(k), "") << k;
+  }
+}
+
 TEST(Printer, MfuIsAFooterLineOnlyForRowsThatHaveIt) {
   Record gpt;
   gpt.name = "gpt:b2:bf16:cpu";

@@ -40,7 +40,7 @@ const char* const kHeader[] = {
     "energy_j_per_sample", "mean_power_w", "energy_source", "data_source", "data_wait_share", "data_verdict",
     "model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu", "memory_peak_bytes", "memory_parameters_bytes",
     "memory_gradients_bytes", "memory_optimizer_bytes", "memory_fixed_bytes", "memory_activations_bytes_per_sample",
-    "memory_max_rss_bytes",
+    "memory_max_rss_bytes", "data_median_copy_s", "data_transfer", "model_file_bytes", "model_file_sha256",
 };
 
 void append_row(std::string& out, const std::vector<std::string>& cells) {
@@ -76,7 +76,9 @@ std::string print_csv(const std::vector<Record>& records) {
                      num(r.mfu), num(r.hfu), m ? std::to_string(m->peak_bytes) : "",
                      m ? std::to_string(m->parameters_bytes) : "", m ? std::to_string(m->gradients_bytes) : "",
                      m ? std::to_string(m->optimizer_bytes) : "", m ? std::to_string(m->fixed_bytes) : "",
-                     m ? num(m->activations_bytes_per_sample) : "", m ? std::to_string(m->max_rss_bytes) : ""});
+                     m ? num(m->activations_bytes_per_sample) : "", m ? std::to_string(m->max_rss_bytes) : "",
+                     r.data ? num(r.data->median_copy_s) : "", r.data ? r.data->transfer : "",
+                     r.model_file_sha256.empty() ? "" : std::to_string(r.model_file_bytes), r.model_file_sha256});
   }
   return out;
 }
