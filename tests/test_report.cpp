@@ -210,6 +210,52 @@ TEST(Report, MemoryChartsOnlyForRecordsWithMemory) {
   EXPECT_NE(mf["caption"].get<std::string>().find("2 GiB: 89"), std::string::npos) << mf["caption"];
 }
 
+TEST(Report, InputPipelineSectionOnlyForCasesOnRealData) {
+  // The fixtures train on synthetic data: no section.
+  EXPECT_EQ(detail::data_section(fixture_runs()), "");
+
+  ResultsFile f = read_results(kCpu);
+  ASSERT_GE(f.benchmarks.size(), 2u);
+  Record& fed = f.benchmarks[0];
+  ASSERT_TRUE(fed.ok());
+  DataInfo d;
+  d.source = "/data/a<b>";  // markup in a path is text, never HTML
+  d.kind = "images";
+  d.loader_threads = 2;
+  d.loader_samples_s = 300.0;
+  d.model_samples_s = 1200.0;
+  d.wait_share = 0.75;
+  d.verdict = "input-bound";
+  d.threads_needed = 8;
+  fed.data = d;
+  Record& fast = f.benchmarks[1];
+  DataInfo e = d;
+  e.source = "/data/b";
+  e.loader_samples_s = 600.0;
+  e.model_samples_s = 150.0;
+  e.wait_share = 0.0;
+  e.verdict = "compute-bound";
+  e.skipped_files = 3;
+  e.first_skipped = "/data/b/x.jpg";
+  fast.data = e;
+  ASSERT_TRUE(fast.ok());
+
+  const std::string html = detail::data_section({{"run.json", f}});
+  EXPECT_NE(html.find("<h2>Input pipeline</h2>"), std::string::npos);
+  EXPECT_NE(html.find(fed.name), std::string::npos);
+  EXPECT_NE(html.find("/data/a&lt;b&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("/data/a<b>"), std::string::npos);
+  EXPECT_NE(html.find("<td>input-bound</td><td>~8 loader threads needed</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td data-v=\"75\">75%</td>"), std::string::npos) << html;
+  // Headroom = what the loader delivers / what the model consumes: 600 / 150 = 4.
+  EXPECT_NE(html.find("<td>compute-bound</td><td>the loader has 4x headroom; 3 file(s) skipped, first /data/b/x.jpg</td>"),
+            std::string::npos)
+      << html;
+  // The page carries the section after the cases table.
+  const std::string page = html_report({{"run.json", f}}, "/* chart.js */");
+  EXPECT_GT(page.find("<h2>Input pipeline</h2>"), page.find("<h2>All cases</h2>"));
+}
+
 TEST(ReportCli, MissingChartJsIsOneClearLine) {
   const fs::path dir = temp_dir("report", "nochart");
   const int code = shell("TRAINBENCH_CHARTJS=" + (dir / "nope.js").string() + " " + TRAINBENCH_EXE + " report " + kCpu +

@@ -240,6 +240,7 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::string& c
             "</p>\n";
   }
   body += cases_table(runs);
+  body += detail::data_section(runs);
   return detail::fill_report_template(title, report_model(runs).dump(), body, chartjs);
 }
 

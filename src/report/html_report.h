@@ -60,6 +60,9 @@ nlohmann::json memory_breakdown_model(const std::vector<ReportRun>& runs);
 nlohmann::json memory_fit_model(const std::vector<ReportRun>& runs);
 // The script that draws them, run inside the page's script with its helpers.
 const char* memory_charts_script();
+// The input-pipeline section (report_data.cpp): one row per case trained on --data with its verdict,
+// input-bound or compute-bound, and the figures behind it; "" when no case has real data.
+std::string data_section(const std::vector<ReportRun>& runs);
 }  // namespace detail
 
 }  // namespace trainbench
