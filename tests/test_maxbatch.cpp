@@ -190,6 +190,45 @@ TEST(MemoryEstimate, AFootprintThatGrowsInStepsTakesTheTensorsSlope) {
   EXPECT_EQ(plain.summary.memory->assumptions.find("grew slower"), std::string::npos);
 }
 
+// A model whose small batches peak on something batch-independent (its gradients: 20000 bytes) while
+// its activations (a forward that leaves 400 bytes a sample live, a backward peaking at 1000 + 500 b)
+// only overtake that from b = 38 on; the footprint is the tensor peak + 4000. At batches 2, 4 and 8 the
+// peak reads 20000 each time: a flat line that would promise the batch cap. The forward's live bytes
+// grow while the peak does not, so the estimate measures where the forward alone reaches 20000: from
+// 8, doubling, 400 b >= 20000 first at b = 64, then 64 and 128, and fits on those two. The truth at
+// 100000 bytes: max(20000, 1000 + 500 b) + 4000 <= 100000 up to b = 190.
+TEST(MemoryEstimate, APeakHiddenBelowABatchIndependentOneIsMeasuredWhereTheActivationsRise) {
+  std::vector<int64_t> tried;
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {100000}, 0, [&](const Case& c) {
+    tried.push_back(c.batch);
+    Record r = fake_memory_case(c);
+    r.memory->peak_bytes = std::max<int64_t>(20000, 1000 + 500 * c.batch);
+    r.memory->footprint_peak_bytes = r.memory->peak_bytes + 4000;
+    r.memory->forward_live_bytes = 400 * c.batch;
+    return r;
+  });
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(tried, (std::vector<int64_t>{2, 4, 8, 64, 128}));
+  const MemoryInfo& m = *e.summary.memory;
+  EXPECT_EQ(e.summary.batch_size, 128);
+  EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{64, 128}));
+  EXPECT_DOUBLE_EQ(m.activations_bytes_per_sample, 500.0);
+  EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 500.0);
+  ASSERT_EQ(m.predictions.size(), 1u);
+  EXPECT_EQ(m.predictions[0].largest_batch, 190);
+  EXPECT_NE(m.assumptions.find("at batches 2, 4, 8 the peak was batch-independent"), std::string::npos)
+      << m.assumptions;
+  // Where the forward's bytes grow no faster than the peak (every fake above: none), nothing is added.
+  std::vector<int64_t> plain_tried;
+  (void)estimate_memory(base_case(), {2, 4, 8}, {100000}, 0, [&](const Case& c) {
+    plain_tried.push_back(c.batch);
+    Record r = fake_memory_case(c);
+    r.memory->forward_live_bytes = 250 * c.batch;  // below the peak's 300 a sample
+    return r;
+  });
+  EXPECT_EQ(plain_tried, (std::vector<int64_t>{2, 4, 8}));
+}
+
 // An error that is not out-of-memory says nothing about smaller batches: the estimate stops there.
 TEST(MemoryEstimate, AnErrorGivesNoFit) {
   const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {1 << 30}, 0, [](const Case& c) {

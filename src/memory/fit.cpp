@@ -39,6 +39,29 @@ MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, c
   return f;
 }
 
+int64_t flat_until(const std::vector<int64_t>& batches, const std::vector<int64_t>& peaks,
+                   const std::vector<int64_t>& forward_live) {
+  const size_t n = batches.size();
+  if (n < 2 || peaks.size() != n || forward_live.size() != n) return 0;
+  // The two largest batches (the caller measures them in ascending order, but do not rely on it).
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return batches[a] < batches[b]; });
+  const size_t i1 = order[n - 2], i2 = order[n - 1];
+  const double b1 = static_cast<double>(batches[i1]), b2 = static_cast<double>(batches[i2]);
+  if (b2 <= b1 || forward_live[i2] <= 0) return 0;
+  const double peak_slope = static_cast<double>(peaks[i2] - peaks[i1]) / (b2 - b1);
+  const double forward_slope = static_cast<double>(forward_live[i2] - forward_live[i1]) / (b2 - b1);
+  if (forward_slope <= 0.0 || forward_slope <= 2.0 * peak_slope) return 0;
+  int64_t b = batches[i2];
+  while (b < kMaxPredictedBatch) {
+    b *= 2;
+    const double forward = static_cast<double>(forward_live[i2]) + forward_slope * (static_cast<double>(b) - b2);
+    if (forward >= static_cast<double>(peaks[i2])) return b;
+  }
+  return kMaxPredictedBatch;
+}
+
 double fitted_peak(const MemoryFit& f, int64_t b) { return f.fixed_bytes + f.per_sample_bytes * static_cast<double>(b); }
 
 MemoryPrediction predict(const MemoryFit& f, int64_t size_bytes, std::optional<int64_t> requested_batch) {

@@ -23,6 +23,18 @@ constexpr double kLinearityTolerance = 0.05;
 MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, const std::string& basis,
                      double tolerance = kLinearityTolerance);
 
+// Where a batch-independent peak hides the activations: at small batches the peak of a model with
+// large parameters and few activations per sample (a biLSTM's embedding, say) is set by the gradients
+// or the optimizer step, not by the activations, and a line through such batches rises far slower
+// than the peak will once the activations overtake it. The forward's live bytes (memory.
+// forward_live_bytes) grow with the batch from the start: when, between the two largest measured
+// batches, they grow more than twice as fast as the peak, the peak is taken to be hidden, and this
+// returns the smallest batch, the largest measured times a power of two, at which the forward's live
+// bytes alone (on their line through those two batches) reach the largest measured peak: from there on
+// the activations make the peak. Otherwise (or with fewer than two batches, or no forward bytes) 0.
+int64_t flat_until(const std::vector<int64_t>& batches, const std::vector<int64_t>& peaks,
+                   const std::vector<int64_t>& forward_live);
+
 // The fitted peak at batch `b`.
 double fitted_peak(const MemoryFit& f, int64_t b);
 

@@ -32,7 +32,9 @@ void StepMemoryMeter::after_build(Workload& w) {
 
 void StepMemoryMeter::on_phase(StepPhase phase) {
   if (after_optimizer_ >= 0) return;  // only the first step's phases
-  if (phase == StepPhase::after_backward) {
+  if (phase == StepPhase::after_forward) {
+    if (after_forward_ < 0) after_forward_ = probe_.current_bytes();
+  } else if (phase == StepPhase::after_backward) {
     after_backward_ = probe_.current_bytes();
   } else if (after_backward_ >= 0) {
     after_optimizer_ = probe_.current_bytes();
@@ -46,6 +48,7 @@ MemoryInfo StepMemoryMeter::finish(int64_t batch) const {
     m.parameters_bytes = model_bytes_;
     m.inputs_bytes = std::max<int64_t>(0, after_build_ - before_build_ - model_bytes_);
   }
+  if (after_forward_ >= 0 && after_build_ >= 0) m.forward_live_bytes = std::max<int64_t>(0, after_forward_ - after_build_);
   if (after_backward_ >= 0) m.gradients_bytes = after_backward_ - after_build_;
   if (after_optimizer_ >= 0) m.optimizer_bytes = after_optimizer_ - after_backward_;
   m.peak_bytes = probe_.peak_bytes() - before_build_;

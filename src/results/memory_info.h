@@ -38,6 +38,9 @@ struct MemoryInfo {
   std::string source;                  // counting allocator | cuda caching allocator | none
   int64_t parameters_bytes = 0;        // parameters and buffers, after building the model
   int64_t inputs_bytes = 0;            // the synthetic batch (and anything else the build left live)
+  // What the first step's forward left live above the built model (the activations its backward needs,
+  // the loss): it grows with the batch even where the peak does not yet (memory/fit.h). 0: not measured.
+  int64_t forward_live_bytes = 0;
   int64_t gradients_bytes = 0;         // after the first backward: what it left live (the gradients, the loss)
   int64_t optimizer_bytes = 0;         // after the first optimizer step: what it left live (its state)
   // Bytes per sample of the peak above the fixed bytes. One run: (peak - fixed) / batch, the synthetic

@@ -39,6 +39,7 @@ nlohmann::json memory_to_json(const MemoryInfo& m) {
   nlohmann::json j = {{"source", m.source},
                       {"parameters_bytes", m.parameters_bytes},
                       {"inputs_bytes", m.inputs_bytes},
+                      {"forward_live_bytes", m.forward_live_bytes},
                       {"gradients_bytes", m.gradients_bytes},
                       {"optimizer_bytes", m.optimizer_bytes},
                       {"activations_bytes_per_sample", number_or_null(m.activations_bytes_per_sample)},
@@ -76,6 +77,8 @@ MemoryInfo memory_from_json(const nlohmann::json& j) {
   m.source = get_string(j, "source");
   m.parameters_bytes = bytes_field(j, "parameters_bytes");
   m.inputs_bytes = bytes_field(j, "inputs_bytes");
+  // Files written before it existed have none: 0, not measured.
+  if (j.contains("forward_live_bytes")) m.forward_live_bytes = bytes_field(j, "forward_live_bytes");
   // Gradients and optimizer state are what a phase left live: an optimizer that frees more than it
   // keeps could in principle read negative, so only the magnitude is checked.
   m.gradients_bytes = get_int(j, "gradients_bytes");

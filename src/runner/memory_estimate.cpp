@@ -35,17 +35,19 @@ std::string batch_list(const std::vector<int64_t>& batches) {
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one) {
   MemoryEstimate out;
-  std::vector<int64_t> measured, tensor_peaks, footprints, oom;
+  std::vector<int64_t> measured, tensor_peaks, footprints, forward_live, oom;
+  std::vector<int64_t> asked = batches;
+  std::vector<int64_t> hidden;  // measured batches whose peak the activations did not reach (flat_until)
   size_t carrier = 0;
   // The batches asked for, smallest first, until one runs out of memory; then batches below the
   // smallest that did (halving while none has trained, bisecting above the largest that has) until as
   // many points as asked for trained or no untried batch is left between the two.
-  const size_t wanted = batches.size();
+  size_t wanted = asked.size();
   size_t next = 0;
   while (measured.size() < wanted) {
     int64_t b = 0;
-    if (next < batches.size() && (oom.empty() || batches[next] < oom.back())) {
-      b = batches[next++];
+    if (next < asked.size() && (oom.empty() || asked[next] < oom.back())) {
+      b = asked[next++];
     } else if (!oom.empty()) {
       const int64_t lo = measured.empty() ? 0 : measured.back();
       b = lo + (oom.back() - lo) / 2;
@@ -69,7 +71,19 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     measured.push_back(b);
     tensor_peaks.push_back(r.memory->peak_bytes);
     footprints.push_back(r.memory->footprint_peak_bytes);
+    forward_live.push_back(r.memory->forward_live_bytes);
     carrier = out.tries.size() - 1;  // batches that train come in ascending order: the last is the largest
+    // All asked for measured, and the peak hidden below a batch-independent one: measure two batches
+    // where the activations make the peak, once.
+    if (measured.size() == wanted && hidden.empty() && oom.empty()) {
+      const int64_t from = memory::flat_until(measured, tensor_peaks, forward_live);
+      if (from > 0) {
+        hidden = measured;
+        asked.push_back(from);
+        asked.push_back(2 * from);
+        wanted += 2;
+      }
+    }
   }
   if (measured.size() < 2) {
     out.failure = measured.empty()
@@ -78,8 +92,23 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
                             " ran out of memory); a fit needs two batches";
     return out;
   }
-  const MemoryFit tensors = memory::fit_memory(measured, tensor_peaks, "tensors");
-  MemoryFit footprint = memory::fit_memory(measured, footprints, base.device.is_gpu() ? "reserved" : "address space");
+  // With batches whose peak was hidden, the line stands on the others when two of them trained.
+  std::vector<int64_t> fit_batches, fit_tensors, fit_footprints;
+  for (size_t i = 0; i < measured.size(); ++i) {
+    if (std::find(hidden.begin(), hidden.end(), measured[i]) != hidden.end()) continue;
+    fit_batches.push_back(measured[i]);
+    fit_tensors.push_back(tensor_peaks[i]);
+    fit_footprints.push_back(footprints[i]);
+  }
+  const bool hidden_only = fit_batches.size() < 2;  // the larger batches did not train: fit on the hidden ones
+  if (hidden_only) {
+    fit_batches = measured;
+    fit_tensors = tensor_peaks;
+    fit_footprints = footprints;
+  }
+  const MemoryFit tensors = memory::fit_memory(fit_batches, fit_tensors, "tensors");
+  MemoryFit footprint =
+      memory::fit_memory(fit_batches, fit_footprints, base.device.is_gpu() ? "reserved" : "address space");
   // Every tensor byte lives in the footprint, so the footprint cannot grow slower than the tensors for
   // long. Between nearby batches it can: the heap (CPU, 64 MiB top pad) and the caching allocator (GPU
   // segments) grow in steps, and a step that covers both batches gives a slope near 0 and a prediction
@@ -106,6 +135,13 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     m.assumptions += "; the footprint grew slower than the tensors between the measured batches (it grows in "
                      "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
                      "batches an upper bound";
+  }
+  if (!hidden.empty()) {
+    m.assumptions += "; at batches " + numbers(hidden) + " the peak was batch-independent (the forward's live bytes "
+                     "grew faster than it: the activations had not yet reached it), so " +
+                     (hidden_only ? std::string("the line through them is too flat (the larger batches measured after "
+                                                "them did not train): the predicted batches are an upper bound")
+                                  : "the line stands on the larger batches measured after them");
   }
   if (!oom.empty()) {
     // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches

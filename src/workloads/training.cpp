@@ -193,6 +193,7 @@ void LossWorkload::step() {
     if (is_pure_precision(options_.precision)) out = out.to(torch::kFloat);
     l = loss(out);
   }
+  if (observer_) observer_(StepPhase::after_forward);
   // Data-parallel: gradients are averaged across ranks between backward and the optimizer step (with
   // fp16 loss scaling, the scaled ones, as DistributedDataParallel with GradScaler does).
   if (sync_ != nullptr) sync_->before_backward();

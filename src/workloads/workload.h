@@ -62,7 +62,9 @@ class GradientSync {
 
 // Points inside a training step where src/memory reads the allocator: backward has returned (the
 // gradients exist), the optimizer step has returned (its state exists).
-enum class StepPhase { after_backward, after_optimizer_step };
+// after_forward: the loss is computed and backward has not started (every activation the backward
+// needs is live).
+enum class StepPhase { after_forward, after_backward, after_optimizer_step };
 
 class Workload {
  public:
