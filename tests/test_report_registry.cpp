@@ -1,14 +1,59 @@
+// What the report knows of workloads comes from the workload registry (the ablation, the families), and
 // compare's join key is the case descriptor without the device.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "report/compare.h"
+#include "report/html_report.h"
 #include "runner/case.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {
+
+// The ablation entry names a parameter the workload has, and every variant is a value it accepts.
+TEST(WorkloadRegistry, AblationVariantsAreValuesOfItsParameter) {
+  int ablations = 0;
+  for (const auto& w : all_workloads()) {
+    if (!w.ablation) continue;
+    ++ablations;
+    EXPECT_EQ(w.family, "ablation") << w.name;
+    ASSERT_FALSE(w.ablation->variants.empty()) << w.name;
+    for (const auto& v : w.ablation->variants) {
+      EXPECT_NO_THROW((void)canonical_params(w, {{w.ablation->param, v}})) << w.name << " " << v;
+    }
+    EXPECT_THROW((void)canonical_params(w, {{w.ablation->param, "no-such-variant"}}), std::invalid_argument);
+  }
+  EXPECT_EQ(ablations, 1);  // convnet
+}
+
+// The report's ablation chart takes its workload, heading and bar order from the registry entry.
+TEST(WorkloadRegistry, ReportAblationComesFromTheRegistryEntry) {
+  const WorkloadInfo* w = find_workload("convnet");
+  ASSERT_NE(w, nullptr);
+  ASSERT_TRUE(w->ablation);
+  ResultsFile f;
+  for (const char* variant : {"depthwise", "conv"}) {  // the bars follow the registry, not the file
+    Record r;
+    r.model = "convnet";
+    r.params = {{"variant", variant}};
+    r.batch_size = 4;
+    r.status = Status::ok;
+    r.throughput = 10.0;
+    r.unit = "images/s";
+    f.benchmarks.push_back(r);
+  }
+  const auto m = report_model({{"a.json", f}});
+  ASSERT_TRUE(m["ablation"].is_object());
+  EXPECT_EQ(m["ablation"]["workload"], "convnet");
+  EXPECT_EQ(m["ablation"]["title"], w->ablation->title);
+  EXPECT_EQ(m["ablation"]["labels"].get<std::vector<std::string>>(), (std::vector<std::string>{"conv", "depthwise"}));
+}
 
 // join_key is the case's descriptor up to the device: checked against descriptors written out by hand.
 TEST(JoinKey, IsTheDescriptorWithoutTheDevice) {

@@ -67,10 +67,9 @@ std::string family_of(const std::string& model) {
 }
 
 std::string family_title(const std::string& family) {
-  if (family == "cnn") return "CNNs";
-  if (family == "lstm") return "LSTM";
-  if (family == "transformer") return "Transformer";
-  return family;  // ablation, other, overall
+  for (const auto& f : workload_families())
+    if (f.name == family) return f.title;
+  return family;  // other, overall
 }
 
 double geometric_mean(const std::vector<double>& values) {
@@ -182,7 +181,8 @@ Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const
   for (const auto& k : other_order)
     if (!matched.count(k)) c.only_in_other.push_back(*others[k]);
 
-  std::vector<std::string> families = {"cnn", "ablation", "lstm", "transformer"};
+  std::vector<std::string> families;
+  for (const auto& f : workload_families()) families.push_back(f.name);
   for (const auto& [f, v] : ratios_by_family)
     if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
   for (const auto& f : families) {
