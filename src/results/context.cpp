@@ -1,15 +1,19 @@
 // The run's Context: the system's facts (core/sysinfo) with trainbench's version and the start time,
-// and its JSON both ways.
+// and its JSON both ways through one field table.
 #include "results/context.h"
 
 #include <chrono>
 #include <ctime>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
-#include "results/detail/json_fields.h"
+#include "results/fields.h"
 
 namespace trainbench {
+
+using detail::Field;
+using detail::Since;
 
 std::string iso8601_utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -31,80 +35,61 @@ Context collect_context(int threads, const std::string& device) {
   return c;
 }
 
-nlohmann::json to_json(const Context& c) {
-  auto opt = [](const auto& o) -> nlohmann::json { return o ? nlohmann::json(*o) : nlohmann::json(nullptr); };
-  nlohmann::json j;
-  j["trainbench_version"] = c.trainbench_version;
-  j["git_revision"] = c.git_revision;
-  j["start_time"] = c.start_time;
-  j["hostname"] = c.hostname;
-  j["os"] = c.os;
-  j["cpu_model"] = c.cpu_model;
-  j["cpu_cores"] = c.cpu_cores;
-  j["cpu_physical_cores"] = opt(c.cpu_physical_cores);
-  j["memory_bytes"] = c.memory_bytes;
-  j["libtorch_version"] = c.libtorch_version;
-  j["build"] = c.build;
-  j["onednn_version"] = opt(c.onednn_version);
-  j["cudnn_version"] = opt(c.cudnn_version);
-  j["miopen_version"] = opt(c.miopen_version);
-  j["blas_library"] = opt(c.blas_library);
-  j["blas_kind"] = c.blas_kind;
-  j["threads"] = c.threads;
-  j["device"] = c.device;
-  j["device_name"] = c.device_name;
-  j["device_memory_bytes"] = opt(c.device_memory_bytes);
-  j["cpu_allocator"] = c.cpu_allocator;
-  j["peak"] = c.peak ? to_json(*c.peak) : nlohmann::json(nullptr);
-  j["gpu_count"] = opt(c.gpu_count);
-  j["gpu_sm_count"] = opt(c.gpu_sm_count);
-  j["gpu_arch"] = opt(c.gpu_arch);
-  j["gpu_driver_version"] = opt(c.gpu_driver_version);
-  j["gpu_runtime_version"] = opt(c.gpu_runtime_version);
-  j["world_size"] = c.world_size;
-  j["dist_backend"] = opt(c.dist_backend);
-  j["resume_note"] = opt(c.resume_note);
-  return j;
+namespace {
+
+template <class M, class B>
+Field<Context> field(const char* key, M B::*member, Since since = Since::always) {
+  return detail::member_field<Context>(key, member, since);
 }
 
+nlohmann::json peak_to_json(const PeakInfo& p) { return to_json(p); }
+
+}  // namespace
+
+const std::vector<Field<Context>>& context_fields() {
+  using C = Context;
+  static const std::vector<Field<C>> fields = {
+      field("trainbench_version", &C::trainbench_version),
+      field("git_revision", &C::git_revision),
+      field("start_time", &C::start_time),
+      field("hostname", &C::hostname),
+      field("os", &C::os),
+      field("cpu_model", &C::cpu_model),
+      field("cpu_cores", &C::cpu_cores),
+      field("cpu_physical_cores", &C::cpu_physical_cores),
+      field("memory_bytes", &C::memory_bytes),
+      field("libtorch_version", &C::libtorch_version),
+      field("build", &C::build),
+      field("onednn_version", &C::onednn_version),
+      field("cudnn_version", &C::cudnn_version),
+      field("miopen_version", &C::miopen_version),
+      field("blas_library", &C::blas_library),
+      field("blas_kind", &C::blas_kind),
+      field("threads", &C::threads),
+      field("device", &C::device),
+      field("device_name", &C::device_name),
+      field("device_memory_bytes", &C::device_memory_bytes),
+      field("cpu_allocator", &C::cpu_allocator),
+      // Files written before `trainbench peak` existed have no "peak".
+      detail::optional_object<C>("peak", &C::peak, &peak_to_json, &peak_info_from_json),
+      // Added later: older files lack them (GPU facts, and data parallelism: one process, no backend).
+      field("gpu_count", &C::gpu_count, Since::later),
+      field("gpu_sm_count", &C::gpu_sm_count, Since::later),
+      field("gpu_arch", &C::gpu_arch, Since::later),
+      field("gpu_driver_version", &C::gpu_driver_version, Since::later),
+      field("gpu_runtime_version", &C::gpu_runtime_version, Since::later),
+      field("world_size", &C::world_size, Since::later),
+      field("dist_backend", &C::dist_backend, Since::later),
+      field("resume_note", &C::resume_note, Since::later),
+  };
+  return fields;
+}
+
+nlohmann::json to_json(const Context& c) { return detail::write_fields(context_fields(), c); }
+
 Context context_from_json(const nlohmann::json& j) {
-  using namespace detail;
   if (!j.is_object()) throw std::runtime_error(std::string("expected a context object, got ") + j.type_name());
-  Context c;
-  c.trainbench_version = get_string(j, "trainbench_version");
-  c.git_revision = get_string(j, "git_revision");
-  c.start_time = get_string(j, "start_time");
-  c.hostname = get_string(j, "hostname");
-  c.os = get_string(j, "os");
-  c.cpu_model = get_string(j, "cpu_model");
-  c.cpu_cores = static_cast<int>(get_int(j, "cpu_cores"));
-  if (auto v = get_optional_int(j, "cpu_physical_cores")) c.cpu_physical_cores = static_cast<int>(*v);
-  c.memory_bytes = get_int(j, "memory_bytes");
-  c.libtorch_version = get_string(j, "libtorch_version");
-  c.build = get_string(j, "build");
-  c.onednn_version = get_optional_string(j, "onednn_version");
-  c.cudnn_version = get_optional_string(j, "cudnn_version");
-  c.miopen_version = get_optional_string(j, "miopen_version");
-  c.blas_library = get_optional_string(j, "blas_library");
-  c.blas_kind = get_string(j, "blas_kind");
-  c.threads = static_cast<int>(get_int(j, "threads"));
-  c.device = get_string(j, "device");
-  c.device_name = get_string(j, "device_name");
-  c.device_memory_bytes = get_optional_int(j, "device_memory_bytes");
-  c.cpu_allocator = get_string(j, "cpu_allocator");
-  // Files written before `trainbench peak` existed have no "peak".
-  if (j.contains("peak") && !j["peak"].is_null()) c.peak = nested("peak", [&] { return peak_info_from_json(j["peak"]); });
-  // Added later: older files lack them.
-  if (auto v = get_optional_int_or_none(j, "gpu_count")) c.gpu_count = static_cast<int>(*v);
-  if (auto v = get_optional_int_or_none(j, "gpu_sm_count")) c.gpu_sm_count = static_cast<int>(*v);
-  c.gpu_arch = get_optional_string_or_none(j, "gpu_arch");
-  c.gpu_driver_version = get_optional_string_or_none(j, "gpu_driver_version");
-  c.gpu_runtime_version = get_optional_string_or_none(j, "gpu_runtime_version");
-  // Files written before data parallelism lack these two keys: one process, no backend.
-  if (j.contains("world_size")) c.world_size = static_cast<int>(get_int(j, "world_size"));
-  if (j.contains("dist_backend")) c.dist_backend = get_optional_string(j, "dist_backend");
-  if (j.contains("resume_note")) c.resume_note = get_optional_string(j, "resume_note");
-  return c;
+  return detail::read_fields(context_fields(), j);
 }
 
 void to_json(nlohmann::json& j, const Context& c) { j = to_json(c); }
