@@ -2,6 +2,7 @@
 // (docs/json-schema.md), how each is read from older files, the values a measurement can produce
 // (range: anything else makes the record unreadable, record.cpp's check_values) and the CSV columns in
 // their order. batch_size 0 is a default Record's (not set); byte counts -1 mean unknown.
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -124,6 +125,16 @@ DistInfo dist_from_json(const nlohmann::json& j) { return detail::read_fields(di
 nlohmann::json data_to_json(const DataInfo& d) { return detail::write_fields(data_fields(), d); }
 DataInfo data_from_json(const nlohmann::json& j) { return detail::read_fields(data_fields(), j); }
 
+// A summary value added later: an older file without it reads as NaN (not measured), not as the
+// struct's default of 0.
+Field<Summary> nan_when_missing(const char* key, double Summary::*member) {
+  Field<Summary> f = detail::member_field<Summary>(key, member, Since::always, Nan::or_null);
+  f.read = [key, member](const nlohmann::json& j, Summary& s) {
+    s.*member = j.contains(key) ? detail::get_double(j, key) : std::numeric_limits<double>::quiet_NaN();
+  };
+  return f;
+}
+
 std::vector<Field<Record>> make_record_fields() {
   return {
       field("name", &Record::name).csv("name"),
@@ -220,9 +231,9 @@ const std::vector<Field<Summary>>& summary_fields() {
       detail::member_field<S>("max", &S::max).range(0, 1e9),
       detail::member_field<S>("jitter", &S::jitter).range(0, 1e9),
       detail::member_field<S>("n", &S::n).range(0, 1e12),
-      // Added later: older files lack them (null: under 2 or 3 samples).
-      detail::member_field<S>("median_noise", &S::median_noise, Since::later, Nan::or_null),
-      detail::member_field<S>("lag1_autocorrelation", &S::lag1_autocorrelation, Since::later, Nan::or_null),
+      // Added later (null: under 2 or 3 samples); older files lack them and read as not measured.
+      nan_when_missing("median_noise", &S::median_noise),
+      nan_when_missing("lag1_autocorrelation", &S::lag1_autocorrelation),
   };
   return fields;
 }
