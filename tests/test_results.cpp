@@ -21,6 +21,7 @@
 #include "results/printer_utilization.h"
 #include "results/record.h"
 #include "results/results_file.h"
+#include "schema_doc.h"
 
 namespace trainbench {
 namespace {
@@ -481,18 +482,6 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
   const auto fixture = nlohmann::json::parse(read_text(kFixture));
   EXPECT_EQ(keys_of(fixture["context"]), keys_of(j["context"]));
   for (const auto& b : fixture["benchmarks"]) EXPECT_EQ(keys_of(b), keys_of(j["benchmarks"][0]));
-}
-
-// The keys documented in one "## `section`" of docs/json-schema.md: the first cell of each table row.
-std::set<std::string> documented_keys(const std::string& section) {
-  std::istringstream in(read_text(std::string(TRAINBENCH_SOURCE_DIR) + "/docs/json-schema.md"));
-  std::set<std::string> keys;
-  bool inside = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("## ", 0) == 0) inside = line == "## `" + section + "`";
-    if (inside && line.rfind("| `", 0) == 0) keys.insert(line.substr(3, line.find('`', 3) - 3));
-  }
-  return keys;
 }
 
 TEST(ResultsFile, WrittenKeysAreTheKeysDocumentedInJsonSchemaMd) {

@@ -19,7 +19,7 @@ namespace {
 std::string text_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
 std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
-std::chrono::milliseconds ms(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0)); }
+std::chrono::milliseconds as_milliseconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0)); }
 
 }  // namespace
 
@@ -58,7 +58,7 @@ void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
   }
   std::string lead;
   try {
-    store_->wait({"trainbench/plan"}, ms(flags_.timeout_s));
+    store_->wait({"trainbench/plan"}, as_milliseconds(flags_.timeout_s));
     lead = text_of(store_->get("trainbench/plan"));
   } catch (const std::exception& e) {
     throw std::runtime_error("rank " + std::to_string(env_.rank) + ": no plan from rank 0: " + first_line(e.what()));
@@ -98,7 +98,7 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
   std::vector<std::string> base_flags = measure.child_args();
   for (size_t i = 0; i < plan.size(); ++i) {
     try {
-      store_->wait({key(i, "go")}, ms(go_wait_s));
+      store_->wait({key(i, "go")}, as_milliseconds(go_wait_s));
     } catch (const std::exception& e) {
       if (interrupt_requested()) return 130;
       std::cerr << "trainbench: error: rank " << env_.rank << ": lost rank 0 before case " << plan[i].descriptor()

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "runner/case.h"
 #include "workloads/registry.h"
 
 namespace trainbench {
@@ -37,30 +38,27 @@ Verdict verdict_for(double ratio, double noise_base, double noise_other) {
 }
 
 std::string join_key(const Record& r, bool with_threads) {
-  std::string s = r.model;
+  // The record's case descriptor without its device (and data source): the same case measured on
+  // another machine or device pairs with it.
+  Case c;
+  c.model = r.model;
+  c.params = r.params;
   // Parameters at their default are left out, so that a file written before a parameter existed (a bert
   // record without `attention`) pairs with one that records its default.
-  Params shown = r.params;
   if (const WorkloadInfo* w = find_workload(r.model)) {
     for (const auto& p : w->params) {
-      const auto it = shown.find(p.key);
-      if (it != shown.end() && it->second == p.default_value) shown.erase(it);
+      const auto it = c.params.find(p.key);
+      if (it != c.params.end() && it->second == p.default_value) c.params.erase(it);
     }
   }
-  if (!shown.empty()) {
-    s += ':';
-    bool first = true;
-    for (const auto& [k, v] : shown) {
-      if (!first) s += ',';
-      s += k + "=" + v;
-      first = false;
-    }
-  }
-  s += ":b" + std::to_string(r.batch_size) + ":" + r.precision + ":" + r.layout;
-  if (r.optimizer != "sgd") s += ":" + r.optimizer;
-  if (with_threads) s += ":t" + std::to_string(r.threads);
-  if (r.forward_only) s += ":fwd";
-  return s;
+  c.batch = r.batch_size;
+  c.precision = r.precision;
+  c.layout = r.layout;
+  c.optimizer = r.optimizer;
+  c.threads = with_threads ? r.threads : 0;
+  c.forward_only = r.forward_only;
+  const std::string descriptor = c.descriptor();
+  return descriptor.substr(0, descriptor.size() - 1 - c.device.str().size());  // ":DEVICE" comes last
 }
 
 std::string family_of(const std::string& model) {
@@ -69,10 +67,9 @@ std::string family_of(const std::string& model) {
 }
 
 std::string family_title(const std::string& family) {
-  if (family == "cnn") return "CNNs";
-  if (family == "lstm") return "LSTM";
-  if (family == "transformer") return "Transformer";
-  return family;  // ablation, other, overall
+  for (const auto& f : workload_families())
+    if (f.name == family) return f.title;
+  return family;  // other, overall
 }
 
 double geometric_mean(const std::vector<double>& values) {
@@ -184,7 +181,8 @@ Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const
   for (const auto& k : other_order)
     if (!matched.count(k)) c.only_in_other.push_back(*others[k]);
 
-  std::vector<std::string> families = {"cnn", "ablation", "lstm", "transformer"};
+  std::vector<std::string> families;
+  for (const auto& f : workload_families()) families.push_back(f.name);
   for (const auto& [f, v] : ratios_by_family)
     if (std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
   for (const auto& f : families) {

@@ -1,7 +1,7 @@
 // The HTML report: one self-contained page (Chart.js inlined, no network) built from results files.
 // It holds each run's context, the speed-up chart OTHER/BASE per model, throughput against batch size,
-// the convnet ablation (throughput and GFLOP/s), where the memory goes and peak memory against batch,
-// and every case in a sortable table. docs/compare-and-report.md.
+// an ablation workload's variants (throughput and GFLOP/s; the workload registry says which), where the
+// memory goes and peak memory against batch, and every case in a sortable table. docs/compare-and-report.md.
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -172,7 +172,7 @@ const char* const kScript = R"TB(
 
   if (model.ablation) {
     var ab = model.ablation;
-    var ga = section('Ablation: convolution, separable, depthwise', 'convnet variants: throughput (left axis, ' +
+    var ga = section(ab.title, ab.workload + ' variants: throughput (left axis, ' +
       'solid) beside achieved GFLOP/s (right axis, light).');
     var datasets = [];
     ab.series.forEach(function (ser, i) {
@@ -180,7 +180,7 @@ const char* const kScript = R"TB(
       datasets.push({ label: ser.label + ' GFLOP/s', data: ser.gflops, yAxisID: 'y2', backgroundColor: fade(color(i)),
                       borderColor: color(i), borderWidth: 1 });
     });
-    addChart(ga, 'convnet ablation', {
+    addChart(ga, ab.workload + ' ablation', {
       type: 'bar', data: { labels: ab.labels, datasets: datasets },
       options: { scales: { y: { beginAtZero: true, position: 'left', title: axisTitle(ab.unit) },
                            y2: { beginAtZero: true, position: 'right', title: axisTitle('GFLOP/s'),

@@ -129,10 +129,10 @@ json sweeps_model(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-// The ablation A/B/C: convnet's variants side by side, throughput and achieved GFLOP/s.
-json ablation_model(const std::vector<ReportRun>& runs) {
-  const WorkloadInfo* w = find_workload("convnet");
-  const std::vector<std::string> variants = {"conv", "separable", "depthwise"};
+// An ablation workload's variants side by side (its registry entry's AblationInfo: which parameter names
+// the variant, their order, the heading), throughput and achieved GFLOP/s.
+json ablation_model(const std::vector<ReportRun>& runs, const WorkloadInfo& w) {
+  const AblationInfo& ablation = *w.ablation;
   // Category: variant, plus the rest of the case when the ablation was run at several settings.
   struct Cat {
     int variant_rank;
@@ -145,12 +145,12 @@ json ablation_model(const std::vector<ReportRun>& runs) {
   std::string unit;
   for (size_t i = 0; i < runs.size(); ++i) {
     for (const auto& r : runs[i].file.benchmarks) {
-      if (r.model != "convnet") continue;
-      Params eff = w ? effective_params(*w, r.params) : r.params;
-      const std::string variant = eff.count("variant") ? eff["variant"] : "conv";
+      if (r.model != w.name) continue;
+      const std::string variant = effective_params(w, r.params)[ablation.param];
       Record rest_record = r;
-      rest_record.params.erase("variant");
+      rest_record.params.erase(ablation.param);
       const std::string rest = join_key(rest_record, false);
+      const auto& variants = ablation.variants;
       const auto rank = std::find(variants.begin(), variants.end(), variant) - variants.begin();
       cats.insert({static_cast<int>(rank), rest, variant});
       rests.insert(rest);
@@ -175,7 +175,17 @@ json ablation_model(const std::vector<ReportRun>& runs) {
     if (any) series.push_back({{"label", series_label(runs[i])}, {"throughput", thr}, {"gflops", gf}});
   }
   if (series.empty()) return nullptr;
-  return {{"labels", labels}, {"unit", unit}, {"series", series}};
+  return {{"workload", w.name}, {"title", ablation.title}, {"labels", labels}, {"unit", unit}, {"series", series}};
+}
+
+// The first ablation workload of the registry that these runs measured (the registry has one: convnet).
+json ablation_model(const std::vector<ReportRun>& runs) {
+  for (const auto& w : all_workloads()) {
+    if (!w.ablation) continue;
+    json m = ablation_model(runs, w);
+    if (!m.is_null()) return m;
+  }
+  return nullptr;
 }
 
 // `trainbench explain` files: each layer's part of the step, forward and backward stacked, the

@@ -62,7 +62,6 @@ class Journal {
   // One line, written with a single write() and fsync'd before returning. Throws ResultsError.
   void append(const Record& record);
   void close();
-  bool is_open() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
 
  private:

@@ -70,15 +70,18 @@ WorkloadInfo convnet_workload_info() {
   w.input = "3x56x56";
   w.default_batch = 32;
   w.description = "Ablation: stem conv + `depth` conv / separable / depthwise blocks, nothing else; loss = mean square";
+  const std::vector<std::string> variants = {"conv", "separable", "depthwise"};
   w.params = {
       {"variant", "conv", "block: conv (k x k), separable (depthwise k x k + pointwise 1 x 1), depthwise (k x k)",
-       one_of({"conv", "separable", "depthwise"})},
+       one_of(variants)},
       {"channels", "64", "channels of every block, 1 to 4096", int_in_range(1, 4096)},
       {"depth", "8", "blocks after the stem, 1 to 1000", int_in_range(1, 1000)},
       {"image", "56", "image height and width, 1 to 4096", int_in_range(1, 4096)},
       {"kernel", "3", "kernel size, odd, 1 to 31", odd_in_range(1, 31)},
   };
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<ConvNetWorkload>(o); };
+  // The HTML report draws the variants side by side, in this order.
+  w.ablation = AblationInfo{"variant", variants, "Ablation: convolution, separable, depthwise"};
   return w;
 }
 

@@ -39,6 +39,12 @@ const std::vector<WorkloadInfo>& all_workloads() {
   return registry;
 }
 
+const std::vector<FamilyInfo>& workload_families() {
+  static const std::vector<FamilyInfo> families = {
+      {"cnn", "CNNs"}, {"ablation", "ablation"}, {"lstm", "LSTM"}, {"transformer", "Transformer"}};
+  return families;
+}
+
 const WorkloadInfo* find_workload(const std::string& name) {
   for (const auto& w : all_workloads()) {
     if (w.name == name) return &w;

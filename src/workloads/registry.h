@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,14 @@ struct ParamSpec {
   std::string help;  // one line, with the allowed values or range
   // Throws std::invalid_argument (one line) for a value this workload cannot take.
   std::function<void(const std::string& value)> check;
+};
+
+// A workload whose cases are variants of one design, compared side by side (the convnet ablation): the
+// HTML report draws one bar per variant, from this entry alone.
+struct AblationInfo {
+  std::string param;                  // the parameter whose value names the variant
+  std::vector<std::string> variants;  // its values, in the order the bars are drawn
+  std::string title;                  // the report section's heading
 };
 
 struct WorkloadInfo {
@@ -39,9 +48,18 @@ struct WorkloadInfo {
   std::function<void(const Params& all)> check_together;
   // Builds the workload; options.params holds every parameter (defaults filled in).
   std::function<std::unique_ptr<Workload>(const WorkloadOptions& options)> make;
+  // Set for an ablation workload (family "ablation"); unset for every other.
+  std::optional<AblationInfo> ablation;
 };
 
 const std::vector<WorkloadInfo>& all_workloads();
+
+// The families of WorkloadInfo::family, in the order comparisons list them, with the title they print.
+struct FamilyInfo {
+  std::string name;   // cnn | ablation | lstm | transformer
+  std::string title;  // "CNNs", "ablation", "LSTM", "Transformer"
+};
+const std::vector<FamilyInfo>& workload_families();
 const WorkloadInfo* find_workload(const std::string& name);
 
 // Checks `given` against the workload's parameters and returns them without the ones equal to their

@@ -97,7 +97,7 @@ auto nested(const char* key, F&& read) -> decltype(read()) {
   }
 }
 
-// A Summary as {"median", "mean", "stddev", "min", "max", "jitter", "n"} (record.cpp).
+// A Summary as {"median", "mean", "stddev", "min", "max", "jitter", "n", ...} (record_fields.cpp).
 nlohmann::json summary_to_json(const Summary& s);
 Summary summary_from_json(const nlohmann::json& j);
 
@@ -115,6 +115,18 @@ inline std::vector<double> get_doubles(const nlohmann::json& j, const char* key)
     } else {
       bad_type(key, "an array of numbers", x);
     }
+  }
+  return out;
+}
+
+// An array of integers.
+inline std::vector<int64_t> get_ints(const nlohmann::json& j, const char* key) {
+  const auto& v = field(j, key);
+  if (!v.is_array()) bad_type(key, "an array of integers", v);
+  std::vector<int64_t> out;
+  for (const auto& x : v) {
+    if (!x.is_number_integer()) bad_type(key, "an array of integers", x);
+    out.push_back(x.get<int64_t>());
   }
   return out;
 }
