@@ -246,7 +246,7 @@ Context collect_context(int threads, const std::string& device) {
 
   c.threads = threads;
   c.device = device;
-  if (device.rfind("cuda", 0) == 0) {
+  if (is_gpu_device_text(device)) {
     c.device_name = device;
     c.gpu_count = static_cast<int>(torch::cuda::device_count());
     c.gpu_driver_version = nvidia_driver_version();
