@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/precision.h"
 #include "data/verdict.h"
 #include "workloads/workload.h"
 
@@ -183,7 +184,8 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
 
   std::vector<std::pair<std::string, std::string>> alternatives;  // precision, layout
   alternatives.emplace_back(s.c.precision, s.c.layout == "nchw" ? "nhwc" : "nchw");
-  alternatives.emplace_back(s.c.precision == "fp32" ? "bf16" : "fp32", s.c.layout);
+  // The other precision: bf16 where the case computes in fp32, else fp32.
+  alternatives.emplace_back(parse_precision(s.c.precision).dtype == c10::kFloat ? "bf16" : "fp32", s.c.layout);
   for (auto& l : e.layers) {
     if (!l.flagged) continue;
     const OpDescriptor op = parse_op(l.op);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <new>
 
+#include "core/precision.h"
 #include "runner/measure.h"
 
 namespace trainbench {
@@ -24,7 +25,7 @@ struct OpInstance {
 };
 
 OpInstance build(const OpDescriptor& d, const OpSettings& s) {
-  const auto dtype = op_dtype(s.precision);
+  const auto dtype = parse_precision(s.precision).dtype;
   const auto opts = torch::TensorOptions().device(s.device.torch_device()).dtype(dtype);
   const bool nhwc = s.layout == "nhwc";
   auto format = [&](torch::Tensor t) {
@@ -142,13 +143,6 @@ MeasureSettings default_op_measure() {
   m.max_time_s = 5.0;
   m.max_noise = 0.02;
   return m;
-}
-
-torch::ScalarType op_dtype(const std::string& precision) {
-  if (precision == "fp32") return torch::kFloat;
-  if (precision == "bf16" || precision == "bf16-pure") return torch::kBFloat16;
-  if (precision == "fp16" || precision == "fp16-pure") return torch::kHalf;
-  throw std::invalid_argument("unknown precision '" + precision + "' (fp32, bf16, fp16)");
 }
 
 OpRecord time_op(const OpDescriptor& d, const OpSettings& s) {
