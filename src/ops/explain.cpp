@@ -9,6 +9,7 @@
 
 #include "core/precision.h"
 #include "data/verdict.h"
+#include "ops/op_kind.h"
 #include "workloads/workload.h"
 
 namespace trainbench {
@@ -191,7 +192,7 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
     const OpDescriptor op = parse_op(l.op);
     const double base = l.time_s / static_cast<double>(l.count);
     for (const auto& [precision, layout] : alternatives) {
-      if (layout != s.c.layout && op.kind != "conv" && op.kind != "bn") continue;  // layout only matters there
+      if (layout != s.c.layout && !find_op_kind(op.kind)->layout_matters) continue;
       OpSettings alt = os;
       alt.precision = precision;
       alt.layout = layout;
