@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <ATen/Context.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -17,24 +18,104 @@
 
 namespace trainbench {
 
+namespace {
+
+// The GPU hooks: LibTorch's CUDA API, which ROCm builds implement for HIP under the same names.
+bool gpu_available() { return torch::cuda::is_available(); }
+int gpu_count() { return static_cast<int>(torch::cuda::device_count()); }
+void gpu_synchronize(int index) { torch::cuda::synchronize(index); }
+
+// Allocator statistics: index 0 of each stat array is the aggregate over pools in every LibTorch
+// (StatType::AGGREGATE moved namespaces in 2.x, so the index is spelled out); getDeviceStats took an
+// int in 1.13 and takes a c10::DeviceIndex in 2.x, which converts either way.
+#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
+void gpu_reset_peak(int index) { c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index)); }
+AllocatorStats gpu_allocator_stats(int index) {
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  return {stats.allocated_bytes[0].current, stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
+}
+#else
+constexpr void (*gpu_reset_peak)(int) = nullptr;  // a CPU build has no GPU allocator to ask
+constexpr AllocatorStats (*gpu_allocator_stats)(int) = nullptr;
+#endif
+
+const std::vector<DeviceKind>& table() {
+  static const std::vector<DeviceKind> t = {
+      {"cpu", c10::DeviceType::CPU, false, false, nullptr, nullptr, nullptr, nullptr, nullptr},
+      {"cuda", c10::DeviceType::CUDA, true, true, gpu_available, gpu_count, gpu_synchronize, gpu_reset_peak,
+       gpu_allocator_stats},
+  };
+  return t;
+}
+
+// The allocator index of a device: its own, or device 0 for "the default one".
+int allocator_index(const DeviceSpec& d) { return d.index < 0 ? 0 : d.index; }
+
+}  // namespace
+
+const std::vector<DeviceKind>& device_kinds() { return table(); }
+
+const DeviceKind* find_device_kind(const std::string& name) {
+  for (const auto& k : table())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+const DeviceKind* device_kind_of(const std::string& device_text) {
+  return find_device_kind(device_text.substr(0, device_text.find(':')));
+}
+
+bool is_gpu_device_text(const std::string& device_text) {
+  const DeviceKind* k = device_kind_of(device_text);
+  return k != nullptr && k->gpu;
+}
+
+std::string device_choices() {
+  std::vector<std::string> texts;
+  for (const auto& k : table()) {
+    texts.emplace_back(k.name);
+    if (k.indexed) texts.push_back(std::string(k.name) + ":N");
+  }
+  std::string s;
+  for (size_t i = 0; i < texts.size(); ++i) s += (i == 0 ? "" : (i + 1 == texts.size() ? " or " : ", ")) + texts[i];
+  return s;
+}
+
+DeviceSpec gpu_device(int index) {
+  for (const auto& k : table())
+    if (k.gpu) return DeviceSpec{k.name, index};
+  throw std::logic_error("no GPU type in the device table");
+}
+
 std::string DeviceSpec::str() const { return index < 0 ? type : type + ":" + std::to_string(index); }
 
+const DeviceKind& DeviceSpec::kind() const {
+  const DeviceKind* k = find_device_kind(type);
+  if (k == nullptr) throw std::invalid_argument("unknown device '" + str() + "' (expected " + device_choices() + ")");
+  return *k;
+}
+
+bool DeviceSpec::is_gpu() const {
+  const DeviceKind* k = find_device_kind(type);
+  return k != nullptr && k->gpu;
+}
+
 torch::Device DeviceSpec::torch_device() const {
-  if (type == "cpu") return torch::Device(torch::kCPU);
-  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index < 0 ? 0 : index));
+  const DeviceKind& k = kind();
+  if (!k.indexed) return torch::Device(k.torch_type);
+  return torch::Device(k.torch_type, static_cast<c10::DeviceIndex>(allocator_index(*this)));
 }
 
 DeviceSpec parse_device(const std::string& text) {
   DeviceSpec d;
   const auto colon = text.find(':');
   d.type = text.substr(0, colon);
-  if (d.type != "cpu" && d.type != "cuda") {
-    throw std::invalid_argument("unknown device '" + text + "' (expected cpu, cuda or cuda:N)");
-  }
+  const DeviceKind* k = find_device_kind(d.type);
+  if (k == nullptr) throw std::invalid_argument("unknown device '" + text + "' (expected " + device_choices() + ")");
   if (colon != std::string::npos) {
     const std::string idx = text.substr(colon + 1);
-    if (d.type == "cpu" || idx.empty() || idx.size() > 3 || idx.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("bad device '" + text + "' (expected cpu, cuda or cuda:N)");
+    if (!k->indexed || idx.empty() || idx.size() > 3 || idx.find_first_not_of("0123456789") != std::string::npos) {
+      throw std::invalid_argument("bad device '" + text + "' (expected " + device_choices() + ")");
     }
     d.index = std::stoi(idx);
   }
@@ -42,55 +123,56 @@ DeviceSpec parse_device(const std::string& text) {
 }
 
 std::string device_unavailable_reason(const DeviceSpec& d) {
-  if (d.type == "cpu") return "";
-  if (!torch::cuda::is_available()) {
+  const DeviceKind& k = d.kind();
+  if (k.available == nullptr) return "";  // the host is always there
+  if (!k.available()) {
     return "device '" + d.str() + "' is not available: this LibTorch build or machine has no usable GPU";
   }
-  const auto count = static_cast<int>(torch::cuda::device_count());
+  const int count = k.count();
   if (d.index >= count) {
     return "device '" + d.str() + "' is not available: " + std::to_string(count) + " GPU(s) present";
   }
   return "";
 }
 
-std::string best_device() { return torch::cuda::is_available() ? "cuda" : "cpu"; }
-
-void synchronize(const DeviceSpec& d) {
-  if (d.is_gpu()) torch::cuda::synchronize(d.index);
+std::string best_device() {
+  for (const auto& k : table())
+    if (k.gpu && k.available != nullptr && k.available()) return k.name;
+  return table().front().name;
 }
 
-// GPU allocator statistics: index 0 of each stat array is the aggregate over pools in every LibTorch
-// (StatType::AGGREGATE moved namespaces in 2.x, so the index is spelled out); getDeviceStats took an
-// int in 1.13 and takes a c10::DeviceIndex in 2.x, which converts either way.
+void synchronize(const DeviceSpec& d) {
+  const DeviceKind& k = d.kind();
+  if (k.synchronize != nullptr) k.synchronize(d.index);
+}
+
+void set_current_device(const DeviceSpec& d) {
+  if (!d.kind().gpu) return;
+  const torch::Device dev = d.torch_device();
+  c10::impl::getDeviceGuardImpl(dev.type())->setDevice(dev);
+}
+
 void reset_peak_memory(const DeviceSpec& d) {
-#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-  if (d.is_gpu()) c10::cuda::CUDACachingAllocator::resetPeakStats(d.torch_device().index());
-#else
-  (void)d;
-#endif
+  const DeviceKind& k = d.kind();
+  if (k.reset_peak != nullptr) k.reset_peak(allocator_index(d));
 }
 
 int64_t peak_memory_bytes(const DeviceSpec& d) {
-#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-  if (d.is_gpu()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.torch_device().index());
-    return stats.allocated_bytes[0].peak;
-  }
-#endif
+  const DeviceKind& k = d.kind();
+  if (k.allocator_stats != nullptr) return k.allocator_stats(allocator_index(d)).allocated_peak;
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
 }
 
+int64_t allocated_bytes(const DeviceSpec& d) {
+  const DeviceKind& k = d.kind();
+  return k.allocator_stats != nullptr ? k.allocator_stats(allocator_index(d)).allocated_current : 0;
+}
+
 int64_t peak_reserved_bytes(const DeviceSpec& d) {
-#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-  if (d.is_gpu()) {
-    const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(d.torch_device().index());
-    return stats.reserved_bytes[0].peak;
-  }
-#endif
-  (void)d;
-  return 0;
+  const DeviceKind& k = d.kind();
+  return k.allocator_stats != nullptr ? k.allocator_stats(allocator_index(d)).reserved_peak : 0;
 }
 
 bool is_rocm_build() {

@@ -1,4 +1,5 @@
-// Devices: parse a user's device string, check it exists, synchronise it, read its peak memory.
+// Devices: the table of device kinds; parse a user's device string, check it exists, synchronise it,
+// read its memory statistics.
 // The CPU build never includes a CUDA header; GPU code compiles only when CMake found CUDA/HIP.
 #pragma once
 #include <torch/torch.h>
@@ -6,35 +7,83 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace trainbench {
 
+struct DeviceKind;
+
 struct DeviceSpec {
-  std::string type = "cpu";  // "cpu" | "cuda" (ROCm builds also call their GPUs "cuda")
+  std::string type = "cpu";  // a DeviceKind's name: "cpu" | "cuda" (ROCm builds also call their GPUs "cuda")
   int index = -1;            // -1: the default device of that type
 
   std::string str() const;   // "cpu", "cuda", "cuda:1"
   torch::Device torch_device() const;
-  bool is_gpu() const { return type == "cuda"; }
+  const DeviceKind& kind() const;  // throws std::invalid_argument for a type outside the table
+  bool is_gpu() const;
   bool operator==(const DeviceSpec& o) const { return type == o.type && index == o.index; }
 };
 
-// Throws std::invalid_argument naming the bad value for anything but cpu, cuda, cuda:N.
+// A GPU caching allocator's statistics, in bytes (index 0 of LibTorch's stat arrays: every pool).
+struct AllocatorStats {
+  int64_t allocated_current = 0;
+  int64_t allocated_peak = 0;
+  int64_t reserved_peak = 0;
+};
+
+// What trainbench asks of a type of device. One entry per type in device.cpp's table, so a new device
+// (xpu, mps) is one entry there; a hook is null where the type has nothing to do (the CPU's memory is
+// the process's: max RSS, the counting allocator in src/memory).
+struct DeviceKind {
+  const char* name;           // "cpu", "cuda": the text of --device, descriptors and records
+  c10::DeviceType torch_type;
+  bool gpu;                   // its own memory behind a caching allocator; kernels run asynchronously
+  bool indexed;               // "name:N" picks one of several
+  bool (*available)();        // usable in this build and machine
+  int (*count)();             // how many are present
+  void (*synchronize)(int index);  // waits for every queued operation (-1: the current device)
+  void (*reset_peak)(int index);
+  AllocatorStats (*allocator_stats)(int index);
+};
+
+// Every device type this build knows, the CPU first.
+const std::vector<DeviceKind>& device_kinds();
+// The entry named `name` ("cuda"), nullptr when none.
+const DeviceKind* find_device_kind(const std::string& name);
+// The kind a device's text names ("cuda:0" in a record or context: cuda), nullptr when none.
+const DeviceKind* device_kind_of(const std::string& device_text);
+// Whether a device's text (a record's or context's "cuda:0") names a GPU kind; false for cpu and for
+// text that names no kind.
+bool is_gpu_device_text(const std::string& device_text);
+// "cpu, cuda or cuda:N": the device texts parse_device takes, for messages and help.
+std::string device_choices();
+// Device `index` of the first GPU type in the table (LibTorch's "cuda" on CUDA and ROCm builds).
+DeviceSpec gpu_device(int index);
+
+// Throws std::invalid_argument naming the bad value for anything but a kind's name (or name:N).
 DeviceSpec parse_device(const std::string& text);
 
 // Empty when the device can run here, else one line saying why not.
 std::string device_unavailable_reason(const DeviceSpec& d);
 
-// The best device this build and machine have: "cuda" when a GPU is usable, else "cpu".
+// The best device this build and machine have: the first available GPU type ("cuda"), else "cpu".
 std::string best_device();
 
 // Waits until every queued operation on the device has finished (no-op on CPU).
 void synchronize(const DeviceSpec& d);
 
+// Makes a GPU the calling thread's current device (NCCL sets up its communicators on it), through
+// LibTorch's device-generic guard, which GPU builds register and a CPU build needs no header for.
+// No-op on CPU.
+void set_current_device(const DeviceSpec& d);
+
 // Peak memory since the process started (CPU: max resident set size) or since the last reset (GPU:
 // caching-allocator peak of allocated bytes).
 void reset_peak_memory(const DeviceSpec& d);
 int64_t peak_memory_bytes(const DeviceSpec& d);
+
+// The GPU caching allocator's bytes allocated now; 0 on CPU (src/memory counts the CPU's).
+int64_t allocated_bytes(const DeviceSpec& d);
 
 // The GPU caching allocator's peak reserved bytes (allocated plus cached) since the last reset; 0 on CPU.
 int64_t peak_reserved_bytes(const DeviceSpec& d);

@@ -24,6 +24,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include "core/device.h"
 #include "core/gpu_clock.h"
 
 namespace trainbench {
@@ -228,7 +229,7 @@ SystemInfo collect_system_info(const std::string& device) {
     if (std::regex_search(config, m, re) && m[1].str() != "generic") c.blas_kind = m[1].str();
   }
 
-  if (device.rfind("cuda", 0) == 0) {
+  if (is_gpu_device_text(device)) {
     c.device_name = device;
     c.gpu_count = static_cast<int>(torch::cuda::device_count());
     c.gpu_driver_version = nvidia_driver_version();

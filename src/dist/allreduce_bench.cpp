@@ -4,8 +4,6 @@
 
 #include <chrono>
 
-#include <c10/core/impl/DeviceGuardImplInterface.h>
-
 #include "dist/env.h"
 #include "runner/case.h"
 
@@ -116,9 +114,8 @@ AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const Me
   const std::string backend = resolve_backend(s.backend, gpu);
   DeviceSpec device;
   if (gpu) {  // one GPU per local rank, current before NCCL sets up its communicator
-    device = DeviceSpec{"cuda", e.local_rank};
-    c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
-        ->setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(e.local_rank)));
+    device = gpu_device(e.local_rank);
+    set_current_device(device);
   }
   StorePtr store = connect_store(e, e.rank == 0, s.timeout_s);
   CommPtr comm = make_comm(prefixed("trainbench/allreduce/", store), e, backend, s.timeout_s);

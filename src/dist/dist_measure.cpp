@@ -5,8 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include <c10/core/impl/DeviceGuardImplInterface.h>
-
 #include "core/device.h"
 #include "data/verdict.h"
 #include "dist/grad_allreduce.h"
@@ -108,12 +106,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   std::string setup_error;
   Status setup_status = Status::error;
   try {
-    if (local.device.is_gpu()) {
-      // The current device, for NCCL's communicators: through the device-generic interface, which
-      // CUDA and ROCm (HIP answers as CUDA) builds register and a CPU build needs no header for.
-      c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)
-          ->setDevice(c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(e.local_rank)));
-    }
+    set_current_device(local.device);  // for NCCL's communicators
     if (c.forward_only) throw std::invalid_argument("--dist times training; forward-only cases have no gradients");
     torch::manual_seed(0);  // the same initial weights everywhere (rank 0's are broadcast anyway)
     reset_peak_memory(local.device);

@@ -9,10 +9,6 @@
 
 #include "memory/counting_allocator.h"
 
-#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
-
 namespace trainbench::memory {
 namespace {
 
@@ -51,13 +47,8 @@ MemoryProbe::MemoryProbe(const DeviceSpec& device) : device_(device) {
 
 std::string MemoryProbe::source() const { return device_.is_gpu() ? "cuda caching allocator" : "counting allocator"; }
 
-// Index 0 of each statistic array is the aggregate over pools (see core/device.cpp).
 int64_t MemoryProbe::current_bytes() const {
-#if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-  if (device_.is_gpu()) {
-    return c10::cuda::CUDACachingAllocator::getDeviceStats(device_.torch_device().index()).allocated_bytes[0].current;
-  }
-#endif
+  if (device_.kind().allocator_stats != nullptr) return allocated_bytes(device_);  // a GPU's caching allocator
   return counting_allocator()->current_bytes();
 }
 

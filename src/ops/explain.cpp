@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "core/precision.h"
 #include "data/verdict.h"
+#include "ops/op_kind.h"
 #include "workloads/workload.h"
 
 namespace trainbench {
@@ -183,13 +185,14 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
 
   std::vector<std::pair<std::string, std::string>> alternatives;  // precision, layout
   alternatives.emplace_back(s.c.precision, s.c.layout == "nchw" ? "nhwc" : "nchw");
-  alternatives.emplace_back(s.c.precision == "fp32" ? "bf16" : "fp32", s.c.layout);
+  // The other precision: bf16 where the case computes in fp32, else fp32.
+  alternatives.emplace_back(parse_precision(s.c.precision).dtype == c10::kFloat ? "bf16" : "fp32", s.c.layout);
   for (auto& l : e.layers) {
     if (!l.flagged) continue;
     const OpDescriptor op = parse_op(l.op);
     const double base = l.time_s / static_cast<double>(l.count);
     for (const auto& [precision, layout] : alternatives) {
-      if (layout != s.c.layout && op.kind != "conv" && op.kind != "bn") continue;  // layout only matters there
+      if (layout != s.c.layout && !find_op_kind(op.kind)->layout_matters) continue;
       OpSettings alt = os;
       alt.precision = precision;
       alt.layout = layout;

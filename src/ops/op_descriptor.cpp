@@ -5,79 +5,12 @@
 
 #include <fmt/format.h>
 
-#include "core/flops.h"
+#include "ops/op_kind.h"
 
 namespace trainbench {
 namespace {
 
-// A field's default: a constant, or the value of another field ("iw" defaults to "ih").
-struct FieldSpec {
-  const char* name;
-  const char* meaning;
-  const char* same_as;  // nullptr: `value` is the default (when not required)
-  int64_t value;
-  bool required;
-  int64_t minimum;
-};
-
-struct KindSpec {
-  const char* kind;
-  std::vector<FieldSpec> fields;
-};
-
-const std::vector<KindSpec>& kind_specs() {
-  static const std::vector<KindSpec> k = {
-      {"conv",
-       {{"mb", "batch", nullptr, 0, true, 1},
-        {"ic", "input channels", nullptr, 0, true, 1},
-        {"ih", "input height", nullptr, 0, true, 1},
-        {"iw", "input width (default: ih)", "ih", 0, false, 1},
-        {"oc", "output channels", nullptr, 0, true, 1},
-        {"kh", "kernel height", nullptr, 0, true, 1},
-        {"kw", "kernel width (default: kh)", "kh", 0, false, 1},
-        {"sh", "stride, height (default 1)", nullptr, 1, false, 1},
-        {"sw", "stride, width (default: sh)", "sh", 0, false, 1},
-        {"ph", "padding, height (default 0)", nullptr, 0, false, 0},
-        {"pw", "padding, width (default: ph)", "ph", 0, false, 0},
-        {"dh", "dilation, height (default 1)", nullptr, 1, false, 1},
-        {"dw", "dilation, width (default: dh)", "dh", 0, false, 1},
-        {"g", "groups (default 1; g = ic = oc is depthwise)", nullptr, 1, false, 1}}},
-      {"gemm",
-       {{"m", "rows of A and C", nullptr, 0, true, 1},
-        {"n", "columns of B and C", nullptr, 0, true, 1},
-        {"k", "columns of A, rows of B", nullptr, 0, true, 1}}},
-      {"linear",
-       {{"m", "rows of the input (batch x tokens)", nullptr, 0, true, 1},
-        {"n", "output features", nullptr, 0, true, 1},
-        {"k", "input features", nullptr, 0, true, 1}}},
-      {"lstm",
-       {{"mb", "batch", nullptr, 0, true, 1},
-        {"t", "sequence length (time steps)", nullptr, 0, true, 1},
-        {"i", "input features", nullptr, 0, true, 1},
-        {"h", "hidden size", nullptr, 0, true, 1},
-        {"l", "layers (default 1)", nullptr, 1, false, 1},
-        {"d", "directions: 1, or 2 for bidirectional (default 1)", nullptr, 1, false, 1}}},
-      {"attention",
-       {{"mb", "batch", nullptr, 0, true, 1},
-        {"s", "sequence length", nullptr, 0, true, 1},
-        {"nh", "heads", nullptr, 0, true, 1},
-        {"hd", "dimension per head", nullptr, 0, true, 1}}},
-      {"bn",
-       {{"mb", "batch", nullptr, 0, true, 1},
-        {"ic", "channels", nullptr, 0, true, 1},
-        {"ih", "height", nullptr, 0, true, 1},
-        {"iw", "width (default: ih)", "ih", 0, false, 1}}},
-  };
-  return k;
-}
-
-const KindSpec* find_kind(const std::string& kind) {
-  for (const auto& k : kind_specs())
-    if (kind == k.kind) return &k;
-  return nullptr;
-}
-
-int64_t default_of(const FieldSpec& f, const std::map<std::string, int64_t>& fields) {
+int64_t default_of(const OpFieldSpec& f, const std::map<std::string, int64_t>& fields) {
   return f.same_as != nullptr ? fields.at(f.same_as) : f.value;
 }
 
@@ -91,19 +24,19 @@ int64_t default_of(const FieldSpec& f, const std::map<std::string, int64_t>& fie
 
 std::string kinds_list() {
   std::string s;
-  for (const auto& k : kind_specs()) s += (s.empty() ? "" : ", ") + std::string(k.kind);
+  for (const auto& k : op_kind_table()) s += (s.empty() ? "" : ", ") + std::string(k.name);
   return s;
 }
 
 // Fills defaults and checks the shape; `token_of` names the text to point at for a field.
-OpDescriptor complete(const std::string& input, const KindSpec& spec, std::map<std::string, int64_t> given,
+OpDescriptor complete(const std::string& input, const OpKind& spec, std::map<std::string, int64_t> given,
                       const std::map<std::string, std::string>& token_of) {
   auto token = [&](const std::string& f) {
     auto it = token_of.find(f);
     return it == token_of.end() ? std::string() : it->second;
   };
   OpDescriptor d;
-  d.kind = spec.kind;
+  d.kind = spec.name;
   for (const auto& f : spec.fields) {
     auto it = given.find(f.name);
     if (it == given.end()) {
@@ -114,17 +47,9 @@ OpDescriptor complete(const std::string& input, const KindSpec& spec, std::map<s
       d.fields[f.name] = it->second;
     }
   }
-  if (d.kind == "conv") {
-    const int64_t g = d.get("g");
-    if (d.get("ic") % g != 0 || d.get("oc") % g != 0)
-      fail(input, token("g"), fmt::format("groups must divide ic ({}) and oc ({})", d.get("ic"), d.get("oc")));
-    for (int dim = 0; dim < 2; ++dim) {
-      if (d.conv_out(dim) < 1)
-        fail(input, "", fmt::format("the kernel does not fit the padded input ({} is {})",
-                                    dim == 0 ? "output height" : "output width", d.conv_out(dim)));
-    }
+  if (spec.check != nullptr) {
+    if (const auto problem = spec.check(d)) fail(input, token(problem->field), problem->why);
   }
-  if (d.kind == "lstm" && d.get("d") > 2) fail(input, token("d"), "must be 1 or 2 (directions)");
   return d;
 }
 
@@ -147,7 +72,7 @@ const std::vector<OpPhase>& all_phases() {
 const std::vector<std::string>& op_kinds() {
   static const std::vector<std::string> k = [] {
     std::vector<std::string> v;
-    for (const auto& s : kind_specs()) v.emplace_back(s.kind);
+    for (const auto& s : op_kind_table()) v.emplace_back(s.name);
     return v;
   }();
   return k;
@@ -156,8 +81,8 @@ const std::vector<std::string>& op_kinds() {
 const std::vector<OpFieldInfo>& op_fields(const std::string& kind) {
   static const std::map<std::string, std::vector<OpFieldInfo>> all = [] {
     std::map<std::string, std::vector<OpFieldInfo>> m;
-    for (const auto& s : kind_specs())
-      for (const auto& f : s.fields) m[s.kind].push_back({f.name, f.meaning, f.required});
+    for (const auto& s : op_kind_table())
+      for (const auto& f : s.fields) m[s.name].push_back({f.name, f.meaning, f.required});
     return m;
   }();
   return all.at(kind);
@@ -166,7 +91,7 @@ const std::vector<OpFieldInfo>& op_fields(const std::string& kind) {
 int64_t OpDescriptor::get(const std::string& field) const { return fields.at(field); }
 
 std::string OpDescriptor::str() const {
-  const KindSpec* spec = find_kind(kind);
+  const OpKind* spec = find_op_kind(kind);
   std::string s = kind + ":";
   if (spec == nullptr) return s;
   for (const auto& f : spec->fields) {
@@ -187,63 +112,26 @@ int64_t OpDescriptor::conv_out(int dim) const {
   return span < 0 ? 0 : span / get(s) + 1;
 }
 
-bool OpDescriptor::has_weights() const { return kind != "attention"; }
+// A descriptor built by hand with a kind outside the table has weights, no counted FLOPs, and its
+// kind as label and family.
+bool OpDescriptor::has_weights() const {
+  const OpKind* k = find_op_kind(kind);
+  return k == nullptr || k->has_weights;
+}
 
 double OpDescriptor::flops(OpPhase phase) const {
-  if (kind == "conv") {
-    // The same multiply-adds in every phase: data gradient is a transposed conv, weight gradient a
-    // correlation of input and output gradient.
-    return conv_flops(get("mb"), get("ic"), get("oc"), get("g"), {get("kh"), get("kw")}, {conv_out(0), conv_out(1)});
-  }
-  if (kind == "gemm" || kind == "linear") return matmul_flops(get("m"), get("n"), get("k"));
-  if (kind == "lstm") {
-    // Per layer and direction: the input and recurrent products of the four gates, every time step.
-    // Backward does both products once more for each of data and weights.
-    double f = 0.0;
-    for (int64_t l = 0; l < get("l"); ++l) {
-      const int64_t in = l == 0 ? get("i") : get("h") * get("d");
-      f += static_cast<double>(get("d")) * matmul_flops(get("mb") * get("t"), 4 * get("h"), in + get("h"));
-    }
-    return f;
-  }
-  if (kind == "attention") {
-    // Q·K^T and P·V; backward to Q, K and V is four products of the same size; no weights.
-    const double one = matmul_flops(get("s"), get("s"), get("hd"), get("mb") * get("nh"));
-    if (phase == OpPhase::fwd) return 2.0 * one;
-    return phase == OpPhase::bwd_data ? 4.0 * one : 0.0;
-  }
-  return 0.0;
+  const OpKind* k = find_op_kind(kind);
+  return k == nullptr || k->flops == nullptr ? 0.0 : k->flops(*this, phase);
 }
 
 std::string OpDescriptor::label() const {
-  if (kind == "conv") {
-    const int64_t g = get("g");
-    std::string what = "conv";
-    if (g > 1 && g == get("ic")) {
-      what = "depthwise conv";
-    } else if (g > 1) {
-      what = "grouped conv";
-    } else if (get("kh") == 1 && get("kw") == 1) {
-      what = "pointwise conv";
-    }
-    std::string s = fmt::format("{} {}x{}", what, get("kh"), get("kw"));
-    if (get("sh") != 1 || get("sw") != 1) s += get("sh") == get("sw") ? fmt::format(" s{}", get("sh"))
-                                                                       : fmt::format(" s{}x{}", get("sh"), get("sw"));
-    if (g > 1) s += fmt::format(" g={}", g);
-    return s;
-  }
-  if (kind == "gemm" || kind == "linear") return fmt::format("{} {}x{}x{}", kind, get("m"), get("n"), get("k"));
-  if (kind == "lstm")
-    return fmt::format("{}lstm {}x{} l{}", get("d") == 2 ? "bi" : "", get("i"), get("h"), get("l"));
-  if (kind == "attention") return fmt::format("attention {}x{}x{}", get("nh"), get("s"), get("hd"));
-  if (kind == "bn") return fmt::format("batch norm {}", get("ic"));
-  return kind;
+  const OpKind* k = find_op_kind(kind);
+  return k == nullptr ? kind : k->label(*this);
 }
 
 std::string OpDescriptor::family() const {
-  if (kind == "gemm" || kind == "linear") return "matmul";
-  if (kind == "bn") return "norm";
-  return kind;
+  const OpKind* k = find_op_kind(kind);
+  return k == nullptr ? kind : k->family;
 }
 
 OpDescriptor parse_op(const std::string& input) {
@@ -251,7 +139,7 @@ OpDescriptor parse_op(const std::string& input) {
   if (colon == std::string::npos || colon == 0)
     fail(input, "", "expected KIND:FIELDS, e.g. conv:mb32ic64ih56oc64kh3ph1 (kinds: " + kinds_list() + ")");
   const std::string kind = input.substr(0, colon);
-  const KindSpec* spec = find_kind(kind);
+  const OpKind* spec = find_op_kind(kind);
   if (spec == nullptr) fail(input, kind, "is not an op kind (" + kinds_list() + ")");
 
   std::map<std::string, int64_t> given;
@@ -268,7 +156,7 @@ OpDescriptor parse_op(const std::string& input) {
     if (name.empty()) fail(input, input.substr(start, 1), "is not a field name (lower-case letters, then a number)");
     if (digits == i) fail(input, token, "has no value (a field is a name followed by a number)");
     const bool known = std::any_of(spec->fields.begin(), spec->fields.end(),
-                                   [&](const FieldSpec& f) { return name == f.name; });
+                                   [&](const OpFieldSpec& f) { return name == f.name; });
     if (!known) {
       std::string names;
       for (const auto& f : spec->fields) names += (names.empty() ? "" : " ") + std::string(f.name);
@@ -284,12 +172,12 @@ OpDescriptor parse_op(const std::string& input) {
 }
 
 OpDescriptor make_op(const std::string& kind, const std::map<std::string, int64_t>& fields) {
-  const KindSpec* spec = find_kind(kind);
+  const OpKind* spec = find_op_kind(kind);
   if (spec == nullptr) throw OpDescriptorError("'" + kind + "' is not an op kind (" + kinds_list() + ")");
   std::string text = kind + ":";
   for (const auto& [k, v] : fields) text += k + std::to_string(v);
   for (const auto& [k, v] : fields) {
-    const bool known = std::any_of(spec->fields.begin(), spec->fields.end(), [&](const FieldSpec& f) { return k == f.name; });
+    const bool known = std::any_of(spec->fields.begin(), spec->fields.end(), [&](const OpFieldSpec& f) { return k == f.name; });
     if (!known) fail(text, k + std::to_string(v), "is not a field of " + kind);
   }
   return complete(text, *spec, fields, {});

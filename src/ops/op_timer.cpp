@@ -3,10 +3,10 @@
 #include <torch/torch.h>
 
 #include <chrono>
-#include <cmath>
-#include <functional>
 #include <new>
 
+#include "core/precision.h"
+#include "ops/op_kind.h"
 #include "runner/measure.h"
 
 namespace trainbench {
@@ -14,76 +14,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One layer built on the device: the tensors whose gradient is backward-data, the parameters whose
-// gradient is backward-weights, and its forward.
-struct OpInstance {
-  std::vector<torch::Tensor> data;
-  std::vector<torch::Tensor> weights;
-  std::function<torch::Tensor()> forward;
-  std::shared_ptr<torch::nn::Module> module;  // keeps a module-backed layer alive
-};
-
+// The kind's builder, on the case's device, in its precision's dtype and its layout.
 OpInstance build(const OpDescriptor& d, const OpSettings& s) {
-  const auto dtype = op_dtype(s.precision);
-  const auto opts = torch::TensorOptions().device(s.device.torch_device()).dtype(dtype);
-  const bool nhwc = s.layout == "nhwc";
-  auto format = [&](torch::Tensor t) {
-    return nhwc && t.dim() == 4 ? t.contiguous(at::MemoryFormat::ChannelsLast) : t;
-  };
-  OpInstance op;
-  const auto& k = d.kind;
-  if (k == "conv") {
-    auto x = format(torch::randn({d.get("mb"), d.get("ic"), d.get("ih"), d.get("iw")}, opts));
-    auto w = format(torch::randn({d.get("oc"), d.get("ic") / d.get("g"), d.get("kh"), d.get("kw")}, opts) * 0.05);
-    const std::vector<int64_t> stride = {d.get("sh"), d.get("sw")}, pad = {d.get("ph"), d.get("pw")},
-                               dil = {d.get("dh"), d.get("dw")};
-    const int64_t g = d.get("g");
-    op.data = {x};
-    op.weights = {w};
-    op.forward = [x, w, stride, pad, dil, g] { return torch::conv2d(x, w, {}, stride, pad, dil, g); };
-  } else if (k == "gemm") {
-    auto a = torch::randn({d.get("m"), d.get("k")}, opts);
-    auto b = torch::randn({d.get("k"), d.get("n")}, opts);
-    op.data = {a};
-    op.weights = {b};
-    op.forward = [a, b] { return torch::mm(a, b); };
-  } else if (k == "linear") {
-    auto x = torch::randn({d.get("m"), d.get("k")}, opts);
-    auto w = torch::randn({d.get("n"), d.get("k")}, opts) * 0.05;
-    auto b = torch::zeros({d.get("n")}, opts);
-    op.data = {x};
-    op.weights = {w, b};
-    op.forward = [x, w, b] { return torch::nn::functional::linear(x, w, b); };
-  } else if (k == "lstm") {
-    auto lstm = std::make_shared<torch::nn::LSTMImpl>(torch::nn::LSTMOptions(d.get("i"), d.get("h"))
-                                                          .num_layers(d.get("l"))
-                                                          .bidirectional(d.get("d") == 2)
-                                                          .batch_first(true));
-    lstm->to(s.device.torch_device(), dtype);
-    auto x = torch::randn({d.get("mb"), d.get("t"), d.get("i")}, opts);
-    op.module = lstm;
-    op.data = {x};
-    op.weights = lstm->parameters();
-    op.forward = [lstm, x] { return std::get<0>(lstm->forward(x)); };
-  } else if (k == "attention") {
-    const std::vector<int64_t> shape = {d.get("mb"), d.get("nh"), d.get("s"), d.get("hd")};
-    auto q = torch::randn(shape, opts), kk = torch::randn(shape, opts), v = torch::randn(shape, opts);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(d.get("hd")));
-    op.data = {q, kk, v};
-    op.forward = [q, kk, v, scale] { return torch::matmul(torch::softmax(torch::matmul(q, kk.transpose(-2, -1)) * scale, -1), v); };
-  } else if (k == "bn") {
-    auto bn = std::make_shared<torch::nn::BatchNorm2dImpl>(d.get("ic"));
-    bn->to(s.device.torch_device(), dtype);
-    bn->train();
-    auto x = format(torch::randn({d.get("mb"), d.get("ic"), d.get("ih"), d.get("iw")}, opts));
-    op.module = bn;
-    op.data = {x};
-    op.weights = {bn->weight, bn->bias};
-    op.forward = [bn, x] { return bn->forward(x); };
-  } else {
-    throw std::invalid_argument("no timer for op kind '" + k + "'");
-  }
-  return op;
+  OpBuildSettings b;
+  b.dtype = parse_precision(s.precision).dtype;
+  b.device = s.device.torch_device();
+  const OpKind* kind = find_op_kind(d.kind);
+  if (kind == nullptr) throw std::invalid_argument("no timer for op kind '" + d.kind + "'");
+  b.channels_last = s.layout == "nhwc";
+  return kind->build(d, b);
 }
 
 void require_grad(std::vector<torch::Tensor>& ts, bool on) {
@@ -142,13 +81,6 @@ MeasureSettings default_op_measure() {
   m.max_time_s = 5.0;
   m.max_noise = 0.02;
   return m;
-}
-
-torch::ScalarType op_dtype(const std::string& precision) {
-  if (precision == "fp32") return torch::kFloat;
-  if (precision == "bf16" || precision == "bf16-pure") return torch::kBFloat16;
-  if (precision == "fp16" || precision == "fp16-pure") return torch::kHalf;
-  throw std::invalid_argument("unknown precision '" + precision + "' (fp32, bf16, fp16)");
 }
 
 OpRecord time_op(const OpDescriptor& d, const OpSettings& s) {

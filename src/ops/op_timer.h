@@ -13,7 +13,7 @@ namespace trainbench {
 
 struct OpSettings {
   DeviceSpec device;
-  std::string precision = "fp32";  // fp32 | bf16 | fp16 (tensors in that type; "-pure" and autocast alike)
+  std::string precision = "fp32";  // core/precision.h's text: tensors in its dtype ("-pure" and autocast alike)
   std::string layout = "nchw";     // nchw | nhwc: conv and bn only
   MeasureSettings measure;         // per phase
   // false for a model's first layer: its input needs no gradient, so training runs no bwd_data.
@@ -25,8 +25,5 @@ MeasureSettings default_op_measure();
 
 // Failures are values: status oom or error with a one-line reason.
 OpRecord time_op(const OpDescriptor& op, const OpSettings& s);
-
-// The tensor element type of a precision name; throws std::invalid_argument for an unknown one.
-torch::ScalarType op_dtype(const std::string& precision);
 
 }  // namespace trainbench

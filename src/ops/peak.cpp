@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/precision.h"
 #include "ops/op_timer.h"
 #include "results/context.h"
 #include "runner/measure.h"
@@ -36,13 +37,10 @@ double median_time(const DeviceSpec& device, const MeasureSettings& m, const std
 
 }  // namespace
 
+// The op timer's rule, each measurement given longer: a ceiling is one number that many others divide by.
 MeasureSettings default_peak_measure() {
-  MeasureSettings m;
-  m.warmup_steps = 2;
-  m.min_steps = 5;
+  MeasureSettings m = default_op_measure();
   m.min_time_s = 0.5;
-  m.max_time_s = 5.0;
-  m.max_noise = 0.02;
   return m;
 }
 
@@ -62,7 +60,7 @@ PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int
 
   for (const auto& precision : s.precisions) {
     try {
-      const auto opts = torch::TensorOptions().device(dev).dtype(op_dtype(precision));
+      const auto opts = torch::TensorOptions().device(dev).dtype(parse_precision(precision).dtype);
       const int64_t n = p.gemm_size;
       auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
       const double t = median_time(s.device, s.measure, [&] { torch::mm_out(c, a, b); });

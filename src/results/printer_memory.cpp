@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/device.h"
 #include "results/number_format.h"
 
 namespace trainbench {
@@ -34,7 +35,7 @@ std::string print_memory(const Record& r, const std::vector<int64_t>& oom_batche
   row(fmt::format("peak at batch {}", r.batch_size).c_str(), format_bytes(m.peak_bytes), "tensors, exact");
   if (m.max_rss_bytes > 0) row("max RSS", format_bytes(m.max_rss_bytes), "libraries and heap slack included");
   if (m.footprint_peak_bytes > 0) {
-    row(r.device.rfind("cuda", 0) == 0 ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes));
+    row(is_gpu_device_text(r.device) ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes));
   }
   if (!m.fit) return out;
   const MemoryFit& f = *m.fit;

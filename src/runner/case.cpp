@@ -1,5 +1,6 @@
 #include "runner/case.h"
 
+#include "core/precision.h"
 #include "core/value_rules.h"
 
 #include <algorithm>
@@ -107,126 +108,177 @@ std::string Case::descriptor() const {
   return s;
 }
 
-Case parse_case(const std::string& input) {
-  std::vector<std::string> tok = split(input, ':');
-  if (tok.size() < 2 || tok[0].empty()) fail(input, "", "expected MODEL:bBATCH:...:DEVICE");
-  // Column (1-based) where each token starts, to point at an empty or repeated field.
-  std::vector<size_t> column(tok.size());
-  for (size_t i = 0, at = 1; i < tok.size(); at += tok[i].size() + 1, ++i) column[i] = at;
-  Case c;
-  c.model = tok[0];
-  if (c.model.find_first_of("=,") != std::string::npos) fail(input, c.model, "is not a model name");
+namespace {
 
-  // The device is last: "cpu", "cuda", or "cuda" followed by an index token.
-  size_t end = tok.size();
-  if (tok[end - 1].empty()) {
-    fail_at_column(input, "", column[end - 1], "empty field after the last ':' (the device comes last)");
+// parse_case's steps over one descriptor: split at ':', take the device from the end, read each
+// field between the model and the device, then the checks that need every field.
+class CaseParser {
+ public:
+  explicit CaseParser(const std::string& input) : input_(input), tok_(split(input, ':')), column_(tok_.size()) {
+    // Column (1-based) where each token starts, to point at an empty or repeated field.
+    for (size_t i = 0, at = 1; i < tok_.size(); at += tok_[i].size() + 1, ++i) column_[i] = at;
   }
-  std::string dev = tok[end - 1];
-  if (end >= 3 && all_digits(tok[end - 1]) && tok[end - 2] == "cuda") {
-    dev = "cuda:" + tok[end - 1];
-    end -= 2;
-  } else {
-    end -= 1;
+
+  Case parse() {
+    if (tok_.size() < 2 || tok_[0].empty()) fail(input_, "", "expected MODEL:bBATCH:...:DEVICE");
+    c_.model = tok_[0];
+    if (c_.model.find_first_of("=,") != std::string::npos) fail(input_, c_.model, "is not a model name");
+    const size_t end = read_device();
+    for (size_t i = 1; i < end; ++i) read_field(i);
+    check_complete();
+    return c_;
   }
-  try {
-    c.device = parse_device(dev);
-  } catch (const std::invalid_argument&) {
-    fail(input, dev, "is not a device (cpu, cuda or cuda:N) — the device comes last");
-  }
+
+ private:
+  [[noreturn]] void fail_token(size_t i, const std::string& why) const { fail_at_column(input_, tok_[i], column_[i], why); }
 
   // Each kind of field at most once: a second one (":b8:b16:", ":nchw:nhwc:", ":fwd:fwd:") is refused
   // where it stands, naming the first.
-  std::map<std::string, size_t> seen;  // field kind -> its token index
-  auto once = [&](const std::string& kind, size_t i) {
-    auto [it, fresh] = seen.emplace(kind, i);
+  void once(const std::string& kind, size_t i) {
+    auto [it, fresh] = seen_.emplace(kind, i);
     if (!fresh) {
-      fail_at_column(input, tok[i], column[i],
-                     "repeats the " + kind + " (already '" + tok[it->second] + "' at column " +
-                         std::to_string(column[it->second]) + ")");
+      fail_token(i, "repeats the " + kind + " (already '" + tok_[it->second] + "' at column " +
+                        std::to_string(column_[it->second]) + ")");
     }
-  };
-  bool have_batch = false;
-  for (size_t i = 1; i < end; ++i) {
-    const std::string& t = tok[i];
-    if (t.empty()) {
-      fail_at_column(input, "", column[i], "empty field (two colons in a row)");
+  }
+
+  // The device is last: a device kind's name, or an indexed kind's name followed by an index token.
+  // Returns the index of the device's first token.
+  size_t read_device() {
+    size_t end = tok_.size();
+    if (tok_[end - 1].empty()) {
+      fail_at_column(input_, "", column_[end - 1], "empty field after the last ':' (the device comes last)");
     }
+    std::string dev = tok_[end - 1];
+    const DeviceKind* indexed = end >= 3 ? find_device_kind(tok_[end - 2]) : nullptr;
+    if (indexed != nullptr && indexed->indexed && all_digits(tok_[end - 1])) {
+      dev = tok_[end - 2] + ":" + tok_[end - 1];
+      end -= 2;
+    } else {
+      end -= 1;
+    }
+    try {
+      c_.device = parse_device(dev);
+    } catch (const std::invalid_argument&) {
+      fail(input_, dev, "is not a device (" + device_choices() + ") — the device comes last");
+    }
+    return end;
+  }
+
+  void read_field(size_t i) {
+    const std::string& t = tok_[i];
+    if (t.empty()) fail_at_column(input_, "", column_[i], "empty field (two colons in a row)");
     // Real data (data=PATH, data-dtype=uint32, loader=N) before workload parameters: these are not
     // parameters; PATH is percent-escaped as parameter values are.
+    if (read_data_field(i)) return;
+    if (t.find('=') != std::string::npos) {
+      read_params(i);
+    } else if (t[0] == 'b' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
+      once("batch", i);
+      if (!all_digits(t.substr(1)) || std::stoll(t.substr(1)) <= 0) fail_token(i, "is not a batch (bN with N > 0)");
+      c_.batch = std::stoll(t.substr(1));
+      have_batch_ = true;
+    } else if (t[0] == 't' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
+      once("thread count", i);
+      c_.threads = thread_count(i, t.substr(1), "is not a thread count (tN with N between 1 and {})");
+    } else if (!read_word(i)) {
+      fail_token(i, "is not a batch (bN), precision, layout, optimizer, thread count (tN) or 'fwd'");
+    }
+  }
+
+  // A thread count between 1 and kThreadCount's upper bound, else `why` (with the bound in its {}).
+  int thread_count(size_t i, const std::string& n, const char* why) const {
+    if (!all_digits(n) || n.size() > 5 || std::stoi(n) < 1 || std::stoi(n) > static_cast<int>(kThreadCount.hi)) {
+      fail_token(i, fmt::format(fmt::runtime(why), kThreadCount.hi));
+    }
+    return std::stoi(n);
+  }
+
+  // data=PATH, data-dtype=, transfer=, loader=; false for any other field.
+  bool read_data_field(size_t i) {
+    const std::string& t = tok_[i];
     if (t.rfind("data=", 0) == 0) {
       once("data source", i);
       try {
-        c.data = unescape_param_value(t.substr(5));
+        c_.data = unescape_param_value(t.substr(5));
       } catch (const std::invalid_argument& e) {
-        fail_at_column(input, t, column[i], std::string("has a bad escape: ") + e.what() + " (write '%' as %25)");
+        fail_token(i, std::string("has a bad escape: ") + e.what() + " (write '%' as %25)");
       }
-      if (c.data.empty() || c.data == "synthetic") fail_at_column(input, t, column[i], "names no data path");
+      if (c_.data.empty() || c_.data == "synthetic") fail_token(i, "names no data path");
     } else if (t.rfind("data-dtype=", 0) == 0) {
       once("data dtype", i);
-      c.data_dtype = t.substr(11);
-      if (c.data_dtype != "uint16" && c.data_dtype != "uint32") {
-        fail_at_column(input, t, column[i], "is not a token dtype (data-dtype=uint16 or data-dtype=uint32)");
+      c_.data_dtype = t.substr(11);
+      if (c_.data_dtype != "uint16" && c_.data_dtype != "uint32") {
+        fail_token(i, "is not a token dtype (data-dtype=uint16 or data-dtype=uint32)");
       }
     } else if (t.rfind("transfer=", 0) == 0) {
       once("data transfer", i);
-      c.data_transfer = t.substr(9);
-      if (c.data_transfer != "float" && c.data_transfer != "uint8") {
-        fail_at_column(input, t, column[i], "is not a data transfer (transfer=float or transfer=uint8)");
+      c_.data_transfer = t.substr(9);
+      if (c_.data_transfer != "float" && c_.data_transfer != "uint8") {
+        fail_token(i, "is not a data transfer (transfer=float or transfer=uint8)");
       }
     } else if (t.rfind("loader=", 0) == 0) {
       once("loader thread count", i);
-      const std::string n = t.substr(7);
-      if (!all_digits(n) || n.size() > 5 || std::stoi(n) < 1 || std::stoi(n) > static_cast<int>(kThreadCount.hi)) {
-        fail_at_column(input, t, column[i], fmt::format("is not a loader thread count (loader=N with N between 1 and {})", kThreadCount.hi));
-      }
-      c.loader_threads = std::stoi(n);
-    } else if (t.find('=') != std::string::npos) {
-      if (i != 1) fail_at_column(input, t, column[i], "parameters must follow the model name");
-      for (const std::string& kv : split(t, ',')) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) fail(input, kv, "is not key=value");
-        std::string value;
-        try {
-          value = unescape_param_value(kv.substr(eq + 1));
-        } catch (const std::invalid_argument& e) {
-          fail(input, kv, std::string("has a bad escape: ") + e.what() + " (write '%' as %25)");
-        }
-        if (!c.params.emplace(kv.substr(0, eq), value).second) fail(input, kv, "repeats a parameter");
-      }
-    } else if (t[0] == 'b' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
-      once("batch", i);
-      if (!all_digits(t.substr(1)) || std::stoll(t.substr(1)) <= 0) fail_at_column(input, t, column[i], "is not a batch (bN with N > 0)");
-      c.batch = std::stoll(t.substr(1));
-      have_batch = true;
-    } else if (t[0] == 't' && t.size() > 1 && std::isdigit(static_cast<unsigned char>(t[1]))) {
-      once("thread count", i);
-      const std::string n = t.substr(1);
-      if (!all_digits(n) || n.size() > 5 || std::stoi(n) < 1 || std::stoi(n) > static_cast<int>(kThreadCount.hi)) {
-        fail_at_column(input, t, column[i], fmt::format("is not a thread count (tN with N between 1 and {})", kThreadCount.hi));
-      }
-      c.threads = std::stoi(n);
-    } else if (contains(known_precisions(), t)) {
-      once("precision", i);
-      c.precision = t;
-    } else if (contains(known_layouts(), t)) {
-      once("layout", i);
-      c.layout = t;
-    } else if (contains(known_optimizers(), t)) {
-      once("optimizer", i);
-      c.optimizer = t;
-    } else if (t == "fwd") {
-      once("'fwd' flag", i);
-      c.forward_only = true;
+      c_.loader_threads = thread_count(i, t.substr(7), "is not a loader thread count (loader=N with N between 1 and {})");
     } else {
-      fail_at_column(input, t, column[i], "is not a batch (bN), precision, layout, optimizer, thread count (tN) or 'fwd'");
+      return false;
+    }
+    return true;
+  }
+
+  // key=value[,key=value...] right after the model name; values are percent-escaped.
+  void read_params(size_t i) {
+    if (i != 1) fail_token(i, "parameters must follow the model name");
+    for (const std::string& kv : split(tok_[i], ',')) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) fail(input_, kv, "is not key=value");
+      std::string value;
+      try {
+        value = unescape_param_value(kv.substr(eq + 1));
+      } catch (const std::invalid_argument& e) {
+        fail(input_, kv, std::string("has a bad escape: ") + e.what() + " (write '%' as %25)");
+      }
+      if (!c_.params.emplace(kv.substr(0, eq), value).second) fail(input_, kv, "repeats a parameter");
     }
   }
-  if (!have_batch) fail(input, "", "no batch size (bN)");
-  if (c.synthetic_data() && (seen.count("data dtype") || seen.count("loader thread count") || seen.count("data transfer"))) {
-    fail(input, "", "data-dtype=, loader= and transfer= need a data=PATH");
+
+  // A precision, layout, optimizer or the 'fwd' flag; false for any other word.
+  bool read_word(size_t i) {
+    const std::string& t = tok_[i];
+    if (is_precision(t)) {
+      once("precision", i);
+      c_.precision = t;
+    } else if (contains(known_layouts(), t)) {
+      once("layout", i);
+      c_.layout = t;
+    } else if (contains(known_optimizers(), t)) {
+      once("optimizer", i);
+      c_.optimizer = t;
+    } else if (t == "fwd") {
+      once("'fwd' flag", i);
+      c_.forward_only = true;
+    } else {
+      return false;
+    }
+    return true;
   }
-  return c;
-}
+
+  void check_complete() const {
+    if (!have_batch_) fail(input_, "", "no batch size (bN)");
+    const bool data_fields = seen_.count("data dtype") || seen_.count("loader thread count") || seen_.count("data transfer");
+    if (c_.synthetic_data() && data_fields) fail(input_, "", "data-dtype=, loader= and transfer= need a data=PATH");
+  }
+
+  const std::string& input_;
+  std::vector<std::string> tok_;
+  std::vector<size_t> column_;
+  std::map<std::string, size_t> seen_;  // field kind -> its token index
+  Case c_;
+  bool have_batch_ = false;
+};
+
+}  // namespace
+
+Case parse_case(const std::string& input) { return CaseParser(input).parse(); }
 
 }  // namespace trainbench

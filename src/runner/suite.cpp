@@ -194,7 +194,7 @@ Sweep read_group(const std::string& path, const toml::table& t) {
       s.models = read_models(path, node);
     } else if (key == "batch") {
       s.batches = read_batches(path, node, &s.search_batch);
-    } else if ((key == "cpu" || key == "cuda") && node.is_table()) {
+    } else if (find_device_kind(key) != nullptr && node.is_table()) {
       s.per_device[key] = read_override(path, key, *node.as_table());
     } else if (key == "precision") {
       s.precisions = read_choices(path, key, node, known_precisions());

@@ -55,7 +55,7 @@ class CnnWorkload final : public detail::LossWorkload {
     so.height = info.input_shape.at(1);
     so.width = info.input_shape.at(2);
     so.channels_last = o.layout == "nhwc";
-    so.dtype = detail::is_pure_precision(o.precision) ? detail::precision_dtype(o.precision) : at::kFloat;
+    so.dtype = detail::input_dtype(precision_);
     so.seed = static_cast<uint64_t>(o.data_seed >= 0 ? o.data_seed : 0);
     so.pin_memory = o.device.is_gpu();
     so.uint8 = o.data_transfer == "uint8";

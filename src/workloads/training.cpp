@@ -10,10 +10,7 @@
 
 namespace trainbench {
 
-const std::vector<std::string>& known_precisions() {
-  static const std::vector<std::string> v = {"fp32", "fp16", "bf16", "fp16-pure", "bf16-pure"};
-  return v;
-}
+const std::vector<std::string>& known_precisions() { return precision_names(); }
 const std::vector<std::string>& known_layouts() {
   static const std::vector<std::string> v = {"nchw", "nhwc"};
   return v;
@@ -44,19 +41,15 @@ void zero_grad(const std::vector<torch::Tensor>& params) {
   }
 }
 
-bool is_pure_precision(const std::string& precision) {
-  return precision == "fp16-pure" || precision == "bf16-pure";
-}
+bool is_pure_precision(const std::string& precision) { return parse_precision(precision).pure; }
 
-at::ScalarType precision_dtype(const std::string& precision) {
-  if (precision == "fp16" || precision == "fp16-pure") return at::kHalf;
-  if (precision == "bf16" || precision == "bf16-pure") return at::kBFloat16;
-  return at::kFloat;
-}
+at::ScalarType precision_dtype(const std::string& precision) { return parse_precision(precision).dtype; }
+
+at::ScalarType input_dtype(const Precision& p) { return p.pure ? p.dtype : at::kFloat; }
 
 void check_precision(const WorkloadOptions& o) {
   // LibTorch's CPU autocast casts to bf16 only, and its CPU kernels (convolution, 1.13) lack fp16.
-  if ((o.precision == "fp16" || o.precision == "fp16-pure") && !o.device.is_gpu()) {
+  if (parse_precision(o.precision).dtype == at::kHalf && !o.device.is_gpu()) {
     throw std::invalid_argument("precision " + o.precision +
                                 " needs a GPU: LibTorch's CPU autocast and kernels support bf16, not fp16");
   }
@@ -80,27 +73,30 @@ void to_dtype(torch::nn::Module& module, at::ScalarType dtype) {
 #define TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE 1
 #endif
 
-AutocastScope::AutocastScope(const WorkloadOptions& o) {
-  if (o.precision != "fp16" && o.precision != "bf16") return;
+AutocastScope::AutocastScope(const WorkloadOptions& o) : AutocastScope(parse_precision(o.precision), o.device) {}
+
+AutocastScope::AutocastScope(const Precision& p, const DeviceSpec& device) {
+  if (!p.autocast()) return;
   active_ = true;
-  gpu_ = o.device.is_gpu();
+  gpu_ = device.is_gpu();
+  device_type_ = device.kind().torch_type;
 #ifdef TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE
-  const at::DeviceType type = gpu_ ? at::kCUDA : at::kCPU;
+  const at::DeviceType type = device_type_;
   prev_enabled_ = at::autocast::is_autocast_enabled(type);
   prev_dtype_ = at::autocast::get_autocast_dtype(type);
   at::autocast::set_autocast_enabled(type, true);
-  at::autocast::set_autocast_dtype(type, precision_dtype(o.precision));
+  at::autocast::set_autocast_dtype(type, p.dtype);
 #else
   if (gpu_) {
     prev_enabled_ = at::autocast::is_enabled();
     prev_dtype_ = at::autocast::get_autocast_gpu_dtype();
     at::autocast::set_enabled(true);
-    at::autocast::set_autocast_gpu_dtype(precision_dtype(o.precision));
+    at::autocast::set_autocast_gpu_dtype(p.dtype);
   } else {
     prev_enabled_ = at::autocast::is_cpu_enabled();
     prev_dtype_ = at::autocast::get_autocast_cpu_dtype();
     at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(precision_dtype(o.precision));
+    at::autocast::set_autocast_cpu_dtype(p.dtype);
   }
 #endif
   at::autocast::increment_nesting();
@@ -110,7 +106,7 @@ AutocastScope::~AutocastScope() {
   if (!active_) return;
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
 #ifdef TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE
-  const at::DeviceType type = gpu_ ? at::kCUDA : at::kCPU;
+  const at::DeviceType type = device_type_;
   at::autocast::set_autocast_enabled(type, prev_enabled_);
   at::autocast::set_autocast_dtype(type, prev_dtype_);
 #else
@@ -137,7 +133,7 @@ void to_channels_last(torch::nn::Module& module) {
 }
 
 LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
-    : options_(options), unit_(std::move(unit)) {
+    : options_(options), precision_(parse_precision(options.precision)), unit_(std::move(unit)) {
   check_precision(options_);
 }
 
@@ -151,8 +147,8 @@ void LossWorkload::finish_setup(const std::vector<torch::Tensor>& params, const 
                                 const std::function<void(bool)>& set_training, const StepFlops& flops,
                                 int64_t parameters, int64_t tokens_per_sample,
                                 const std::vector<torch::Tensor*>& float_inputs) {
-  if (is_pure_precision(options_.precision)) {
-    const at::ScalarType dtype = precision_dtype(options_.precision);
+  if (precision_.pure) {
+    const at::ScalarType dtype = precision_.dtype;
     to_dtype(params, dtype);
     to_dtype(buffers, dtype);
     for (torch::Tensor* t : float_inputs) {
@@ -170,9 +166,8 @@ void LossWorkload::finish_setup(const std::vector<torch::Tensor>& params, const 
   } else {
     set_training(true);
     optimizer_ = make_optimizer(options_.optimizer, params_);
-    // fp16's narrow range needs loss scaling; bf16 has fp32's range and needs none. The pure types
-    // run without it: they measure the speed of the type, not a training recipe (docs/methodology.md).
-    if (options_.precision == "fp16") scaler_ = std::make_unique<LossScaler>();
+    // Which precisions scale the loss, and why: core/precision.h (docs/methodology.md).
+    if (precision_.loss_scaling) scaler_ = std::make_unique<LossScaler>();
   }
 }
 
@@ -180,17 +175,17 @@ void LossWorkload::step() {
   untrained_batch_ = false;
   if (options_.forward_only) {
     torch::NoGradGuard no_grad;
-    AutocastScope amp(options_);
+    AutocastScope amp(precision_, options_.device);
     forward();
     return;
   }
   zero_grad(params_);
   torch::Tensor l;
   {
-    AutocastScope amp(options_);
+    AutocastScope amp(precision_, options_.device);
     torch::Tensor out = forward();
     // Pure precisions: the loss (a softmax over the classes or vocabulary) in fp32, as autocast does.
-    if (is_pure_precision(options_.precision)) out = out.to(torch::kFloat);
+    if (precision_.pure) out = out.to(torch::kFloat);
     l = loss(out);
   }
   if (observer_) observer_(StepPhase::after_forward);
@@ -220,8 +215,8 @@ void LossWorkload::start_loader(std::shared_ptr<data::BatchSource> source) {
   const int threads =
       options_.loader_threads > 0 ? options_.loader_threads : data::default_loader_threads(options_.device.is_gpu());
   loader_ = std::make_unique<data::Loader>(std::move(source), threads);
-  const at::ScalarType dtype = is_pure_precision(options_.precision) ? precision_dtype(options_.precision) : at::kFloat;
-  feed_ = std::make_unique<data::DeviceFeed>(options_.device.torch_device(), options_.data_transfer == "uint8", dtype);
+  feed_ = std::make_unique<data::DeviceFeed>(options_.device.torch_device(), options_.data_transfer == "uint8",
+                                             input_dtype(precision_));
   feed_->start(loader_->next());
   std::vector<torch::Tensor> first = feed_->finish(copy_wait_s_);
   take_batch(first);

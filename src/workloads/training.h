@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/flops.h"
+#include "core/precision.h"
 #include "data/device_feed.h"
 #include "data/loader.h"
 #include "data/token_source.h"
@@ -24,7 +25,8 @@ void zero_grad(const std::vector<torch::Tensor>& params);
 // on the device, and leaving the scope clears the autocast cast cache as PyTorch's context manager does.
 class AutocastScope {
  public:
-  AutocastScope(const WorkloadOptions& o);
+  AutocastScope(const Precision& p, const DeviceSpec& device);
+  explicit AutocastScope(const WorkloadOptions& o);  // the case's precision (parsed) on its device
   ~AutocastScope();
   AutocastScope(const AutocastScope&) = delete;
   AutocastScope& operator=(const AutocastScope&) = delete;
@@ -32,6 +34,7 @@ class AutocastScope {
  private:
   bool active_ = false;
   bool gpu_ = false;
+  at::DeviceType device_type_ = at::kCPU;  // autocast's per-device state is keyed by it
   bool prev_enabled_ = false;
   at::ScalarType prev_dtype_ = at::kFloat;
 };
@@ -40,9 +43,13 @@ class AutocastScope {
 void check_precision(const WorkloadOptions& o);
 
 // fp16-pure and bf16-pure: the whole model runs in that type (no autocast, no loss scaling).
+// Shorthands for parse_precision(precision).pure and .dtype (core/precision.h).
 bool is_pure_precision(const std::string& precision);
 // The floating-point type a precision computes in: kFloat, kHalf or kBFloat16.
 at::ScalarType precision_dtype(const std::string& precision);
+// The type a workload's float inputs are made in: the precision's for pure ones, else fp32 (autocast
+// casts them where it computes).
+at::ScalarType input_dtype(const Precision& p);
 // Converts the floating-point parameters and buffers to `dtype` in place; integer buffers (BatchNorm's
 // step counter) keep their type, as PyTorch's Module.to(dtype) does.
 void to_dtype(torch::nn::Module& module, at::ScalarType dtype);
@@ -106,6 +113,7 @@ class LossWorkload : public Workload {
   virtual torch::Tensor loss(const torch::Tensor& output) = 0;
 
   WorkloadOptions options_;
+  Precision precision_;  // options_.precision, parsed once
 
  private:
   std::string unit_;
