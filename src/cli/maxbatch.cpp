@@ -105,15 +105,8 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
 }
 
 int cmd_maxbatch(MaxBatchOptions o) {
-  Sweep s;
-  s.params = params_product(parse_sets(o.sets));
-  s.models = sweep_models(o.models, o.script, s.params);
+  Sweep s = o.to_sweep();
   s.batches = {o.start};
-  s.precisions = split_list(o.precisions, "precision");
-  s.layouts = split_list(o.layouts, "layout");
-  s.optimizers = split_list(o.optimizers, "optimizer");
-  if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
-  s.forward_only = o.forward_only;
   const std::vector<Case> plan = make_plan(s);
   if (o.max_batch < o.start) throw InputError("--max-batch must be at least --start");
   (void)o.measure.resolve();
