@@ -94,6 +94,15 @@ std::vector<std::string> MeasureFlags::child_args() const {
   return a;
 }
 
+CaseChild MeasureFlags::case_child(const std::vector<std::string>& more) const {
+  CaseChild c;
+  c.flags = child_args();
+  c.flags.insert(c.flags.end(), more.begin(), more.end());
+  c.timeout_s = timeout_s;
+  c.memory_limited = !memory_limit.empty();
+  return c;
+}
+
 void SweepFlags::add_to(CLI::App& app) {
   app.add_option("--model,-m", models,
                  "Models, comma-separated (see `trainbench list`), or one TorchScript file with --input and --target");

@@ -35,9 +35,9 @@ namespace {
 
 // One try in its own child, reported on stderr as it ends.
 std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool* interrupted) {
-  return [&flags, interrupted, child_flags = flags.child_args()](const Case& trial) {
+  return [interrupted, child = flags.case_child()](const Case& trial) {
     if (*interrupted) return failed_record(trial, "interrupted");
-    Record r = run_case_isolated(trial, child_flags, flags.timeout_s, !flags.memory_limit.empty(), interrupted);
+    Record r = run_case_isolated(trial, child, interrupted);
     std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
                              r.status == Status::ok ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
                                                     : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));

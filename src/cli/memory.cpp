@@ -87,13 +87,13 @@ int cmd_memory(MemoryOptions o) {
   install_interrupt_handlers();
   bool interrupted = false;
   int code = kExitOk;
-  const std::vector<std::string> child_flags = o.measure.child_args();
+  const CaseChild child = o.measure.case_child();
   const int64_t limit = o.measure.memory_limit.empty() ? 0 : parse_size(o.measure.memory_limit, "memory limit");
   for (const auto& c : plan) {
     std::cerr << "memory " << c.descriptor() << "\n";
     MemoryEstimate e = estimate_memory(c, batches, sizes, o.batch, [&](const Case& trial) {
       if (interrupted) return failed_record(trial, "interrupted");
-      Record r = run_case_isolated(trial, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
+      Record r = run_case_isolated(trial, child, &interrupted);
       std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
       return r;
     });

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runner/child.h"
 #include "runner/maxbatch.h"
 #include "results/context.h"
 #include "runner/measure.h"
@@ -43,6 +44,8 @@ struct MeasureFlags {
   ChildSettings resolve() const;
   // Arguments that hand these settings to `trainbench run-case`.
   std::vector<std::string> child_args() const;
+  // How a case's child runs under these settings: child_args() then `more`, --timeout, --memory-limit.
+  CaseChild case_child(const std::vector<std::string>& more = {}) const;
 };
 
 // `run --dist`: data-parallel cases (docs/distributed.md).
