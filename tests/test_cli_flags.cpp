@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,11 +18,16 @@ namespace {
 
 using namespace test;
 
-// The line of `trainbench <subcommand> --help` that describes `flag` ("" when there is none).
+// The line of `trainbench <subcommand> --help` that describes `flag` ("" when there is none). Each
+// subcommand's help is asked for once: every start of the binary loads LibTorch.
 std::string help_line(const std::string& subcommand, const std::string& flag, const fs::path& dir) {
-  const CmdResult r = run_trainbench(subcommand + " --help", dir);
-  EXPECT_EQ(r.code, 0) << subcommand << ": " << r.err;
-  std::istringstream lines(r.out);
+  static std::map<std::string, std::string> help;
+  if (!help.count(subcommand)) {
+    const CmdResult r = run_trainbench(subcommand + " --help", dir);
+    EXPECT_EQ(r.code, 0) << subcommand << ": " << r.err;
+    help[subcommand] = r.out;
+  }
+  std::istringstream lines(help[subcommand]);
   for (std::string line; std::getline(lines, line);) {
     // The flag's own entry starts the line and its name ends there (--data, not --data-dtype).
     const auto at = line.find_first_not_of(' ');
