@@ -1,8 +1,11 @@
 // Helpers for the tests that run the trainbench binary (TRAINBENCH_EXE): a shell command's exit code,
-// a run's exit code, stdout and stderr, a file's text, and a fresh scratch directory per test.
+// a run's exit code, stdout and stderr (with an environment or a time limit), the check that bad input
+// was refused, a file's text, and a fresh scratch directory per test.
 #pragma once
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace trainbench {
 namespace test {
@@ -44,18 +48,39 @@ inline int shell(const std::string& cmd) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// How run_trainbench starts the binary: `env` (arguments of env(1), e.g. "-u RANK FOO=1") before it,
+// and `timeout_s` > 0 kills it after that long (timeout(1): a hang shows as exit 124, never as a stuck test).
+struct RunWith {
+  std::string env;
+  int timeout_s = 0;
+};
+
 // Runs `trainbench <args>` with no stdin; stdout and stderr go through files in `dir`.
-inline CmdResult run_trainbench(const std::string& args, const std::filesystem::path& dir) {
+inline CmdResult run_trainbench(const std::string& args, const std::filesystem::path& dir, const RunWith& with = {}) {
   const std::filesystem::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  std::string prefix;
+  if (with.timeout_s > 0) prefix += "timeout -k 5 " + std::to_string(with.timeout_s) + " ";
+  if (!with.env.empty()) prefix += "env " + with.env + " ";
   CmdResult r;
-  r.code = shell(std::string(TRAINBENCH_EXE) + " " + args + " > " + out.string() + " 2> " + err.string() +
-                 " < /dev/null");
+  r.code = shell(prefix + TRAINBENCH_EXE + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null");
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
 }
 
 inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Whether `r` refused bad input as every subcommand must: exit code 2 and one line on stderr,
+// "trainbench: error: ...", holding each of `fragments`. EXPECT_TRUE(refused(r, {...})) << context.
+inline ::testing::AssertionResult refused(const CmdResult& r, const std::vector<std::string>& fragments) {
+  if (r.code != 2) return ::testing::AssertionFailure() << "exit code " << r.code << ", not 2; stderr:\n" << r.err;
+  if (count_lines(r.err) != 1) return ::testing::AssertionFailure() << "not one line on stderr:\n" << r.err;
+  if (r.err.rfind("trainbench: error: ", 0) != 0) return ::testing::AssertionFailure() << "no error prefix: " << r.err;
+  for (const auto& f : fragments) {
+    if (r.err.find(f) == std::string::npos) return ::testing::AssertionFailure() << "no '" << f << "' in: " << r.err;
+  }
+  return ::testing::AssertionSuccess();
+}
 
 }  // namespace test
 }  // namespace trainbench

@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
+#include "cli_util.h"
 #include "results/results_file.h"
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
@@ -326,15 +326,12 @@ TEST(MemoryEstimate, OneBatchThatTrainsIsNoFitAndSaysSo) {
 // The real thing: each try in its own child under a memory limit; b trains and b+1 (<= 2b) does not.
 TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("trainbench_maxbatch_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = test::temp_dir("maxbatch", "limit");
   const fs::path out = dir / "mb.json";
-  const std::string cmd = std::string(TRAINBENCH_EXE) +
-                          " maxbatch --no-predict --model mobilenet_v2 --device cpu --memory-limit 700M"
-                          " --warmup 1 --min-steps 1 --min-time 0 --max-time 1 -o " + out.string() + " > " +
-                          (dir / "out.txt").string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  const test::CmdResult run = test::run_trainbench(
+      "maxbatch --no-predict --model mobilenet_v2 --device cpu --memory-limit 700M"
+      " --warmup 1 --min-steps 1 --min-time 0 --max-time 1 -o " + out.string(), dir);
+  ASSERT_EQ(run.code, 0) << run.err;
   const ResultsFile f = read_results(out.string());
   int64_t largest_ok = 0;
   for (const auto& r : f.benchmarks) {
@@ -361,15 +358,12 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
 // trains while b + 1 was tried and did not. No batch is tried twice.
 TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("trainbench_maxbatch_small_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = test::temp_dir("maxbatch", "small");
   const fs::path out = dir / "mb.json";
-  const std::string cmd = std::string(TRAINBENCH_EXE) +
-                          " maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
-                          " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-                          out.string() + " > " + (dir / "out.txt").string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd;
+  const test::CmdResult run = test::run_trainbench(
+      "maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
+      " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " + out.string(), dir);
+  ASSERT_EQ(run.code, 0) << run.err;
   const ResultsFile f = read_results(out.string());
   int64_t largest_ok = 0, smallest_oom = 0;
   std::vector<int64_t> tried;

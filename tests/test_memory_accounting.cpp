@@ -6,7 +6,6 @@
 #include <torch/torch.h>
 #include <c10/core/CPUAllocator.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli_util.h"
 #include "core/value_rules.h"
 #include "memory/counting_allocator.h"
 #include "memory/fit.h"
@@ -262,15 +262,9 @@ TEST(MemorySize, PrintedAsPeopleWriteThem) {
 }
 
 TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
-  const std::string err = ::testing::TempDir() + "/trainbench_memory_bad_size.txt";
-  const std::string cmd = std::string(TRAINBENCH_EXE) + " memory --model resnet18 --fits 8G,8X 2> " + err;
-  const int status = std::system(cmd.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  std::ifstream in(err);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_EQ(text.str(), "trainbench: error: bad --fits size: '8X' is not a size like 8G, 16 GiB or 512M\n");
+  const test::CmdResult r = test::run_trainbench("memory --model resnet18 --fits 8G,8X", test::temp_dir("memory", "bad_size"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "trainbench: error: bad --fits size: '8X' is not a size like 8G, 16 GiB or 512M\n");
 }
 
 // A tiny convnet under a limit that batch 8 does not fit in: `memory` measures smaller batches
@@ -280,18 +274,13 @@ TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
 // activations, 32 channels of 224x224 floats several times over), more than 300M, while batches 1 and
 // 2 stay more than 150 MiB below it.
 TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
-  const std::string dir = ::testing::TempDir() + "/trainbench_memory_adapt_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  const std::string out = dir + "/m.json";
-  const std::string cmd = std::string(TRAINBENCH_EXE) +
-                          " memory --model convnet --set channels=32 --set depth=2 --set image=224 --memory-limit 300M"
-                          " --measure-batches 1,2,8 --fits 300M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " + out +
-                          " > " + dir + "/out.txt 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream printed_in(dir + "/out.txt");
-  std::stringstream printed;
-  printed << printed_in.rdbuf();
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << printed.str();
+  const std::filesystem::path dir = test::temp_dir("memory", "adapt");
+  const std::string out = (dir / "m.json").string();
+  const test::CmdResult run = test::run_trainbench(
+      "memory --model convnet --set channels=32 --set depth=2 --set image=224 --memory-limit 300M"
+      " --measure-batches 1,2,8 --fits 300M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " + out, dir);
+  const std::string printed = run.out + run.err;
+  ASSERT_EQ(run.code, 0) << printed;
   const ResultsFile f = read_results(out);
   std::vector<int64_t> oom, fitted;
   for (const auto& r : f.benchmarks) {
@@ -299,11 +288,11 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
     if (r.status == Status::oom) oom.push_back(r.batch_size);
     if (r.memory && r.memory->fit) fitted = r.memory->fit->batches;
   }
-  ASSERT_FALSE(oom.empty()) << "batch 8 should not fit in 300M:\n" << printed.str();
+  ASSERT_FALSE(oom.empty()) << "batch 8 should not fit in 300M:\n" << printed;
   EXPECT_EQ(oom.front(), 8);
-  ASSERT_GE(fitted.size(), 2u) << printed.str();
+  ASSERT_GE(fitted.size(), 2u) << printed;
   for (int64_t b : fitted) EXPECT_LT(b, *std::min_element(oom.begin(), oom.end())) << "a fitted batch above one that ran out";
-  EXPECT_NE(printed.str().find("ran out of memory: fitted on the"), std::string::npos) << printed.str();
+  EXPECT_NE(printed.find("ran out of memory: fitted on the"), std::string::npos) << printed;
   // The prediction for the limit itself stays below the batch that ran out under it.
   for (const auto& r : f.benchmarks) {
     if (!r.memory || r.memory->predictions.empty()) continue;

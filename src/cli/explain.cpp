@@ -50,7 +50,7 @@ int cmd_explain(ExplainOptions o) {
   install_interrupt_handlers();
   bool interrupted = false;
   std::cerr << "measuring the whole step: " << c.descriptor() << "\n";
-  Record step = run_case_isolated(c, o.measure.child_args(), o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
+  Record step = run_case_isolated(c, o.measure.case_child(), &interrupted);
   add_percent_of_peak(step, results.context);
   results.benchmarks = {step};
   write_results_atomic(output, results);  // the step is kept even if the layers are interrupted

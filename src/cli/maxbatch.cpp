@@ -35,9 +35,9 @@ namespace {
 
 // One try in its own child, reported on stderr as it ends.
 std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool* interrupted) {
-  return [&flags, interrupted, child_flags = flags.child_args()](const Case& trial) {
+  return [interrupted, child = flags.case_child()](const Case& trial) {
     if (*interrupted) return failed_record(trial, "interrupted");
-    Record r = run_case_isolated(trial, child_flags, flags.timeout_s, !flags.memory_limit.empty(), interrupted);
+    Record r = run_case_isolated(trial, child, interrupted);
     std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
                              r.status == Status::ok ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
                                                     : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));
@@ -105,15 +105,8 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
 }
 
 int cmd_maxbatch(MaxBatchOptions o) {
-  Sweep s;
-  s.params = params_product(parse_sets(o.sets));
-  s.models = sweep_models(o.models, o.script, s.params);
+  Sweep s = o.to_sweep();
   s.batches = {o.start};
-  s.precisions = split_list(o.precisions, "precision");
-  s.layouts = split_list(o.layouts, "layout");
-  s.optimizers = split_list(o.optimizers, "optimizer");
-  if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
-  s.forward_only = o.forward_only;
   const std::vector<Case> plan = make_plan(s);
   if (o.max_batch < o.start) throw InputError("--max-batch must be at least --start");
   (void)o.measure.resolve();

@@ -66,20 +66,13 @@ void cap_by_measured_oom(MemoryEstimate& e, int64_t limit) {
 }  // namespace
 
 int cmd_memory(MemoryOptions o) {
-  Sweep s;
-  s.params = params_product(parse_sets(o.sets));
-  s.models = sweep_models(o.models, o.script, s.params);
+  Sweep s = o.to_sweep();
   const std::vector<int64_t> batches = parse_int_list(o.measure_batches, "--measure-batches");
   if (batches.size() < 2 || batches.size() > 3) throw InputError("--measure-batches: give two or three batches");
   for (size_t i = 1; i < batches.size(); ++i) {
     if (batches[i] <= batches[i - 1]) throw InputError("--measure-batches: give increasing batches, e.g. 2,4,8");
   }
   s.batches = {batches.front()};
-  s.precisions = split_list(o.precisions, "precision");
-  s.layouts = split_list(o.layouts, "layout");
-  s.optimizers = split_list(o.optimizers, "optimizer");
-  if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
-  s.forward_only = o.forward_only;
   const std::vector<Case> plan = make_plan(s);
   bool any_cpu = false;
   for (const auto& c : plan) any_cpu = any_cpu || !c.device.is_gpu();
@@ -94,13 +87,13 @@ int cmd_memory(MemoryOptions o) {
   install_interrupt_handlers();
   bool interrupted = false;
   int code = kExitOk;
-  const std::vector<std::string> child_flags = o.measure.child_args();
+  const CaseChild child = o.measure.case_child();
   const int64_t limit = o.measure.memory_limit.empty() ? 0 : parse_size(o.measure.memory_limit, "memory limit");
   for (const auto& c : plan) {
     std::cerr << "memory " << c.descriptor() << "\n";
     MemoryEstimate e = estimate_memory(c, batches, sizes, o.batch, [&](const Case& trial) {
       if (interrupted) return failed_record(trial, "interrupted");
-      Record r = run_case_isolated(trial, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
+      Record r = run_case_isolated(trial, child, &interrupted);
       std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
       return r;
     });

@@ -1,4 +1,6 @@
-// Flags shared by the measuring subcommands, and the entry points of each subcommand.
+// The shared flag groups (each flag declared once, with one help text, in flag_groups.cpp), each
+// subcommand's options, and the entry points of each subcommand. Where a subcommand's flags are
+// registered: cli/flags.h.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -6,10 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "runner/child.h"
 #include "runner/maxbatch.h"
 #include "results/context.h"
 #include "runner/measure.h"
 #include "core/value_rules.h"
+
+namespace trainbench {
+struct Sweep;
+}
 
 namespace trainbench::cli {
 
@@ -37,6 +44,8 @@ struct MeasureFlags {
   ChildSettings resolve() const;
   // Arguments that hand these settings to `trainbench run-case`.
   std::vector<std::string> child_args() const;
+  // How a case's child runs under these settings: child_args() then `more`, --timeout, --memory-limit.
+  CaseChild case_child(const std::vector<std::string>& more = {}) const;
 };
 
 // `run --dist`: data-parallel cases (docs/distributed.md).
@@ -69,12 +78,40 @@ struct ScriptFlags {
 std::vector<std::string> sweep_models(const std::string& models, const ScriptFlags& script,
                                       std::vector<std::map<std::string, std::string>>& params);
 
-struct RunOptions {
-  std::string models, batches, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd", threads = "0";
-  std::string data = "synthetic", data_dtype = "uint16", loader_threads = "0";  // real input (src/data)
-  std::string data_transfer = "float";
-  bool forward_only = false;
+// The flags that shape a sweep of cases (run, maxbatch, memory): --model, --device, --precision,
+// --layout, --optimizer (comma lists), --input/--target, --set, --forward-only. The options structs
+// derive from the groups they use, so a subcommand reads o.models as a field of its own.
+struct SweepFlags {
+  std::string models, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd";
   std::vector<std::string> sets;  // --set key=v1,v2
+  bool forward_only = false;
+  ScriptFlags script;  // --input, --target: --model names a TorchScript file
+
+  void add_to(CLI::App& app);
+  // The sweep these flags describe (models and their parameters, precisions, layouts, optimizers,
+  // devices, forward-only); batches and threads are the subcommand's. Throws InputError.
+  Sweep to_sweep() const;
+};
+
+// --data, --data-dtype, --data-transfer: real input (src/data) for run and explain.
+struct InputDataFlags {
+  std::string data = "synthetic", data_dtype = "uint16", data_transfer = "float";
+
+  void add_to(CLI::App& app);
+};
+
+// --device and --threads of the subcommands that measure in this process (explain, op, peak): one
+// device, one thread count.
+struct InProcessFlags {
+  std::string device;  // empty: the best one present
+  int threads = 0;     // 0: one per core
+
+  void add_to(CLI::App& app);
+};
+
+struct RunOptions : SweepFlags, InputDataFlags {
+  std::string batches, threads = "0";
+  std::string loader_threads = "0";
   std::string suite;
   std::vector<std::string> cases;
   std::string output;
@@ -84,7 +121,6 @@ struct RunOptions {
   std::string report;  // --report FILE: the HTML report of the results, written at the end
   MeasureFlags measure;
   DistFlags dist;
-  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
 struct LaunchFlags {
@@ -101,28 +137,20 @@ struct AllreduceFlags {
   DistFlags dist;
 };
 
-struct MaxBatchOptions {
-  std::string models, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd";
-  std::vector<std::string> sets;
-  bool forward_only = false;
+struct MaxBatchOptions : SweepFlags {
   int64_t start = 1;
   int64_t max_batch = 65536;
   bool no_predict = false;  // --no-predict: the doubling search without a memory prediction
   std::string output;
   MeasureFlags measure;
-  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
-struct MemoryOptions {
-  std::string models, devices, precisions = "fp32", layouts = "nchw", optimizers = "sgd";
-  std::vector<std::string> sets;
-  bool forward_only = false;
+struct MemoryOptions : SweepFlags {
   int64_t batch = 0;                       // --batch: does this batch fit each size? (0: not asked)
   std::string fits;                        // --fits 8G,16G; empty: the device's own and common sizes
   std::string measure_batches = "2,4,8";   // the batches measured for the fit
   std::string output;
   MeasureFlags measure;
-  ScriptFlags script;  // --input, --target: --model names a TorchScript file
 };
 
 struct CompareOptions {
@@ -133,10 +161,9 @@ struct CompareOptions {
 };
 
 // `trainbench op`: layers alone, each phase timed.
-struct OpOptions {
+struct OpOptions : InProcessFlags {
   std::vector<std::string> descriptors;
-  std::string device, precisions = "fp32", layouts = "nchw";
-  int threads = 0;
+  std::string precisions = "fp32", layouts = "nchw";
   double min_time_s = 0.2;  // per phase
   double max_time_s = 5.0;
   bool system_allocator = false;  // as run's --system-allocator
@@ -145,28 +172,34 @@ struct OpOptions {
 };
 
 // `trainbench peak`: the device's ceilings, cached for `run` and `explain`.
-struct PeakOptions {
-  std::string device, precisions = "fp32,bf16,fp16";
-  int threads = 0;
+struct PeakOptions : InProcessFlags {
+  std::string precisions = "fp32,bf16,fp16";
   int64_t gemm_size = 0;
   std::string output;  // also write them as a results file
 };
 
-// `trainbench explain`: a model's step broken into its layers.
-struct ExplainOptions {
-  std::string model, device, precision = "fp32", layout = "nchw", optimizer = "sgd";
+// `trainbench explain`: a model's step broken into its layers. With real input (--data) the whole step
+// is measured with its loader; data wait and copy become rows.
+struct ExplainOptions : InProcessFlags, InputDataFlags {
+  std::string model, precision = "fp32", layout = "nchw", optimizer = "sgd";
   int64_t batch = 0;
   std::vector<std::string> sets;
-  int threads = 0;
   double op_min_time_s = 0.2;  // per phase of each layer
-  // Real input (src/data): the whole step is measured with its loader; data wait and copy become rows.
-  std::string data = "synthetic", data_dtype = "uint16", data_transfer = "float";
   int loader_threads = 0;
   bool no_alternatives = false;
   std::string output;
   std::string format = "table";
   MeasureFlags measure;  // the whole step
   ScriptFlags script;  // --input, --target: --model names a TorchScript file
+};
+
+// Hidden `run-case DESCRIPTOR`: the child side of the runner.
+struct RunCaseOptions {
+  std::string descriptor;
+  int result_fd = 3;
+  MeasureFlags measure;
+  DistFlags dist;
+  std::string dist_key = "0";  // the case's key in rank 0's store
 };
 
 // `trainbench data`: the loader alone, on an image folder or a token file. Empty / 0: not given (each
@@ -259,8 +292,7 @@ int cmd_explain(ExplainOptions o);
 // The cached peak (`trainbench peak`) for `r`'s device, thread count and precision, as a
 // percentage of it in r.percent_of_peak; left NaN when none is cached.
 void add_percent_of_peak(Record& r, const Context& context);
-int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, const DistFlags& dist,
-                 const std::string& dist_key, int result_fd);
+int cmd_run_case(const RunCaseOptions& o);
 int cmd_launch(const LaunchFlags& o);
 int cmd_data(const DataOptions& o);
 int cmd_make_data(const MakeDataOptions& o);

@@ -384,7 +384,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   std::vector<Record> fresh;
   const auto start = std::chrono::steady_clock::now();
   bool interrupted = false;
-  const std::vector<std::string> child_flags = o.measure.child_args();
+  const CaseChild child = o.measure.case_child();
   for (size_t i = 0; i < todo.size(); ++i) {
     const Case& c = todo[i];
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -408,7 +408,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       r = dist->lead_case(i, c, o.measure, &interrupted);
       if (interrupted) break;
     } else {
-      r = run_case_isolated(c, child_flags, o.measure.timeout_s, !o.measure.memory_limit.empty(), &interrupted);
+      r = run_case_isolated(c, child, &interrupted);
       if (interrupted) break;
     }
     add_percent_of_peak(r, *context);

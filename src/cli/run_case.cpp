@@ -33,25 +33,24 @@ Record measure_dist(const Case& c, const ChildSettings& settings, const DistFlag
 
 }  // namespace
 
-int cmd_run_case(const std::string& descriptor, const MeasureFlags& flags, const DistFlags& dist,
-                 const std::string& dist_key, int result_fd) {
+int cmd_run_case(const RunCaseOptions& o) {
   Case c;
   try {
-    c = parse_case(descriptor);
+    c = parse_case(o.descriptor);
   } catch (const DescriptorError& e) {
     throw InputError(e.what());
   }
   validate_case(c);
-  const ChildSettings settings = flags.resolve();
+  const ChildSettings settings = o.measure.resolve();
   Record r;
-  if (dist.enabled) {
-    r = measure_dist(c, settings, dist, dist_key);
+  if (o.dist.enabled) {
+    r = measure_dist(c, settings, o.dist, o.dist_key);
   } else {
     prepare_child_process(c, settings);
     r = measure_case(c, settings.measure);
   }
   const std::string text = to_json(r).dump() + "\n";
-  return detail::write_all_and_sync(result_fd, text) ? kExitOk : kExitFailure;
+  return detail::write_all_and_sync(o.result_fd, text) ? kExitOk : kExitFailure;
 }
 
 }  // namespace trainbench::cli

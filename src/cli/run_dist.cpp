@@ -70,18 +70,14 @@ void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
 }
 
 Record DistRun::lead_case(size_t index, const Case& c, const MeasureFlags& measure, bool* interrupted) {
-  const std::vector<std::string> base_flags = measure.child_args();
-  const bool memory_limited = !measure.memory_limit.empty();
   double single = std::nan("");
   if (!flags_.no_baseline && env_.world_size > 1) {
-    const Record b = run_case_isolated(c, base_flags, measure.timeout_s, memory_limited, interrupted);
+    const Record b = run_case_isolated(c, measure.case_child(), interrupted);
     if (*interrupted) return b;
     if (b.ok()) single = b.throughput;
   }
   store_->set(key(index, "go"), bytes_of("go"));
-  std::vector<std::string> flags = base_flags;
-  for (const auto& a : flags_.child_args(index)) flags.push_back(a);
-  Record r = run_case_isolated(c, flags, measure.timeout_s, memory_limited, interrupted);
+  Record r = run_case_isolated(c, measure.case_child(flags_.child_args(index)), interrupted);
   if (r.dist) {
     if (env_.world_size == 1 && r.ok()) single = r.throughput;  // one rank: its own baseline
     r.dist->single_process_throughput = single;
@@ -94,8 +90,6 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
   install_interrupt_handlers();
   // Rank 0 measures the baseline first: wait as long as a case may take, plus the rendezvous timeout.
   const double go_wait_s = (measure.timeout_s > 0 ? measure.timeout_s : 7 * 24 * 3600.0) + flags_.timeout_s;
-  const bool memory_limited = !measure.memory_limit.empty();
-  std::vector<std::string> base_flags = measure.child_args();
   for (size_t i = 0; i < plan.size(); ++i) {
     try {
       store_->wait({key(i, "go")}, as_milliseconds(go_wait_s));
@@ -105,10 +99,8 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
                 << ": " << first_line(e.what()) << std::endl;
       return kExitFailure;
     }
-    std::vector<std::string> flags = base_flags;
-    for (const auto& a : flags_.child_args(i)) flags.push_back(a);
     bool interrupted = false;
-    const Record r = run_case_isolated(plan[i], flags, measure.timeout_s, memory_limited, &interrupted);
+    const Record r = run_case_isolated(plan[i], measure.case_child(flags_.child_args(i)), &interrupted);
     if (interrupted) return 130;
     if (!r.ok()) std::cerr << "case " << plan[i].descriptor() << ": " << to_string(r.status) << ": " << r.error << "\n";
   }

@@ -1,10 +1,7 @@
 #include "dist/launcher.h"
 
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +11,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "core/subprocess.h"
 #include "dist/env.h"
 #include "runner/child.h"
 #include "runner/plan.h"
@@ -41,7 +39,7 @@ struct Worker {
 std::string describe(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    return "was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    return "was killed by " + signal_name(sig);
   }
   return "exited with code " + std::to_string(WEXITSTATUS(status));
 }
@@ -93,25 +91,172 @@ int free_local_port() {
   return ntohs(a.sin_port);
 }
 
-int launch_workers(const LaunchOptions& o, const std::vector<std::string>& worker_args) {
+namespace {
+
+void check_options(const LaunchOptions& o, const std::vector<std::string>& worker_args) {
   if (o.nproc < 1) throw InputError("--nproc must be at least 1");
   if (o.nnodes < 1) throw InputError("--nnodes must be at least 1");
   if (o.node_rank < 0 || o.node_rank >= o.nnodes) {
     throw InputError("--node-rank " + std::to_string(o.node_rank) + " is not below --nnodes " + std::to_string(o.nnodes));
   }
   if (worker_args.empty()) throw InputError("nothing to launch: give the worker's command after --, e.g. -- run --model resnet18 --dist");
-  std::string addr = "127.0.0.1";
-  int port = 0;
-  if (!o.master.empty()) {
-    const auto hp = parse_host_port(o.master, "--master");
-    addr = hp.first;
-    port = hp.second;
-  } else if (o.nnodes > 1) {
+}
+
+// Rank 0's store: --master, or on one node 127.0.0.1 and a port free now.
+std::pair<std::string, int> resolve_master(const LaunchOptions& o) {
+  if (!o.master.empty()) return parse_host_port(o.master, "--master");
+  if (o.nnodes > 1) {
     throw InputError("--nnodes " + std::to_string(o.nnodes) + " needs --master HOST:PORT (rank 0's node, reachable from all)");
-  } else {
-    port = free_local_port();
   }
-  const int world = o.nproc * o.nnodes;
+  return {"127.0.0.1", free_local_port()};
+}
+
+// This process's environment without the torchrun variables, then the ones of local worker `local`.
+std::vector<std::string> worker_env(const LaunchOptions& o, int local, const std::pair<std::string, int>& master) {
+  std::vector<std::string> env;
+  static const char* const kOwn[] = {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=",
+                                     "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID="};
+  for (char** e = environ; *e != nullptr; ++e) {
+    bool ours = false;
+    for (const char* k : kOwn) ours = ours || std::strncmp(*e, k, std::strlen(k)) == 0;
+    if (!ours) env.emplace_back(*e);
+  }
+  env.push_back("RANK=" + std::to_string(o.node_rank * o.nproc + local));
+  env.push_back("WORLD_SIZE=" + std::to_string(o.nproc * o.nnodes));
+  env.push_back("LOCAL_RANK=" + std::to_string(local));
+  env.push_back("LOCAL_WORLD_SIZE=" + std::to_string(o.nproc));
+  env.push_back("GROUP_RANK=" + std::to_string(o.node_rank));
+  env.push_back("MASTER_ADDR=" + master.first);
+  env.push_back("MASTER_PORT=" + std::to_string(master.second));
+  return env;
+}
+
+std::vector<Worker> start_workers(const LaunchOptions& o, const std::vector<std::string>& worker_args,
+                                  const std::pair<std::string, int>& master) {
+  SpawnSpec spec;
+  spec.args = {self_executable()};
+  spec.args.insert(spec.args.end(), worker_args.begin(), worker_args.end());
+  std::vector<Worker> workers(static_cast<size_t>(o.nproc));
+  for (int local = 0; local < o.nproc; ++local) {
+    Worker& w = workers[static_cast<size_t>(local)];
+    w.rank = o.node_rank * o.nproc + local;
+    spec.env = worker_env(o, local, master);
+    const Spawned child = spawn_child(spec);
+    w.pid = child.pid;
+    w.err_fd = child.err_fd;
+    w.running = true;
+  }
+  return workers;
+}
+
+// Watches the workers until all have ended: forwards their stderr and Ctrl-C, and stops the others
+// (SIGTERM, then SIGKILL after the grace time) once one fails.
+class Supervisor {
+ public:
+  Supervisor(std::vector<Worker> workers, double grace_s) : workers_(std::move(workers)), grace_s_(grace_s) {}
+
+  void run() {
+    while (true) {
+      if (g_signal != 0 && forwarded_ == 0) {
+        forwarded_ = g_signal;
+        if (first_failure_ == nullptr) begin_stop(forwarded_);
+      }
+      if (!forward_output()) break;
+      reap();
+      if (!step_stop()) break;
+    }
+  }
+  const Worker* first_failure() const { return first_failure_; }
+  int forwarded() const { return forwarded_; }
+
+ private:
+  void begin_stop(int sig) {
+    signal_all(workers_, sig);
+    stop_deadline_ = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_s_ * 1000));
+  }
+
+  // One wait (100 ms at most) for the workers' stderr; false when poll failed.
+  bool forward_output() {
+    std::vector<int> fds;
+    for (const auto& w : workers_) fds.push_back(w.err_fd);
+    const bool ok = pump_pipes(fds, 100, [&](size_t i, const std::string& bytes) {
+      forward_lines(workers_[i], bytes, bytes.empty());  // empty: end of file, flush what is left
+    });
+    for (size_t i = 0; i < fds.size(); ++i) workers_[i].err_fd = fds[i];
+    return ok;
+  }
+
+  void reap() {
+    for (auto& w : workers_) {
+      if (!w.running) continue;
+      int status = 0;
+      if (waitpid(w.pid, &status, WNOHANG) != w.pid) continue;
+      w.running = false;
+      w.status = status;
+      if (failed(status) && first_failure_ == nullptr && forwarded_ == 0) {
+        first_failure_ = &w;
+        begin_stop(SIGTERM);
+      }
+    }
+  }
+
+  // False once every worker has ended and its output has been read (or given up on).
+  bool step_stop() {
+    bool any_running = false, any_pipe = false;
+    for (const auto& w : workers_) {
+      any_running = any_running || w.running;
+      any_pipe = any_pipe || w.err_fd >= 0;
+    }
+    if (any_running) {
+      if (stop_deadline_ != Clock::time_point{} && !escalated_ && Clock::now() > stop_deadline_) {
+        escalated_ = true;
+        signal_all(workers_, SIGKILL);
+      }
+      return true;
+    }
+    if (!any_pipe) return false;
+    // A grandchild may still hold a pipe open; the worker is gone, so do not wait for it.
+    if (stop_deadline_ == Clock::time_point{}) stop_deadline_ = Clock::now() + std::chrono::seconds(2);
+    if (Clock::now() <= stop_deadline_) return true;
+    for (auto& w : workers_) {
+      if (w.err_fd >= 0) {
+        forward_lines(w, "", true);
+        close(w.err_fd);
+        w.err_fd = -1;
+      }
+    }
+    return false;
+  }
+
+  std::vector<Worker> workers_;
+  double grace_s_;
+  const Worker* first_failure_ = nullptr;
+  int forwarded_ = 0;  // the signal forwarded to the workers after Ctrl-C
+  bool escalated_ = false;
+  Clock::time_point stop_deadline_{};
+};
+
+// The launcher's exit code, with one line on stderr when a worker failed or we were interrupted.
+int launch_exit_code(const Supervisor& s) {
+  if (s.first_failure() != nullptr) {
+    const Worker& w = *s.first_failure();
+    std::cerr << "trainbench: error: rank " << w.rank << " " << describe(w.status)
+              << (w.last_line.empty() ? "" : ": " + w.last_line) << std::endl;
+    if (WIFSIGNALED(w.status)) return 1;
+    return WEXITSTATUS(w.status);
+  }
+  if (s.forwarded() != 0) {
+    std::cerr << "trainbench: launch: interrupted; workers stopped" << std::endl;
+    return 130;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int launch_workers(const LaunchOptions& o, const std::vector<std::string>& worker_args) {
+  check_options(o, worker_args);
+  const std::pair<std::string, int> master = resolve_master(o);
 
   struct sigaction sa {};
   sa.sa_handler = on_signal;
@@ -119,140 +264,11 @@ int launch_workers(const LaunchOptions& o, const std::vector<std::string>& worke
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 
-  const std::string exe = self_executable();
-  std::vector<Worker> workers(static_cast<size_t>(o.nproc));
-  for (int local = 0; local < o.nproc; ++local) {
-    Worker& w = workers[static_cast<size_t>(local)];
-    w.rank = o.node_rank * o.nproc + local;
-    // Everything exec needs is built before fork: the child may only make async-signal-safe calls.
-    std::vector<std::string> env_text;
-    static const char* const kOwn[] = {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=",
-                                       "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID="};
-    for (char** e = environ; *e != nullptr; ++e) {
-      bool ours = false;
-      for (const char* k : kOwn) ours = ours || std::strncmp(*e, k, std::strlen(k)) == 0;
-      if (!ours) env_text.emplace_back(*e);
-    }
-    env_text.push_back("RANK=" + std::to_string(w.rank));
-    env_text.push_back("WORLD_SIZE=" + std::to_string(world));
-    env_text.push_back("LOCAL_RANK=" + std::to_string(local));
-    env_text.push_back("LOCAL_WORLD_SIZE=" + std::to_string(o.nproc));
-    env_text.push_back("GROUP_RANK=" + std::to_string(o.node_rank));
-    env_text.push_back("MASTER_ADDR=" + addr);
-    env_text.push_back("MASTER_PORT=" + std::to_string(port));
-    std::vector<char*> envp, argv;
-    for (auto& s : env_text) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> args = {exe};
-    args.insert(args.end(), worker_args.begin(), worker_args.end());
-    for (auto& s : args) argv.push_back(s.data());
-    argv.push_back(nullptr);
-
-    int err[2];
-    if (pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("cannot fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      setpgid(0, 0);                      // Ctrl-C reaches workers only through us, once
-      prctl(PR_SET_PDEATHSIG, SIGKILL);   // a killed launcher takes its workers along
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
-      dup2(err[1], 2);
-      execve(argv[0], argv.data(), envp.data());
-      _exit(127);
-    }
-    setpgid(pid, pid);
-    close(err[1]);
-    w.pid = pid;
-    w.err_fd = err[0];
-    w.running = true;
-  }
-
-  const Worker* first_failure = nullptr;
-  int forwarded = 0;  // the signal forwarded to the workers after Ctrl-C
-  bool escalated = false;
-  Clock::time_point stop_deadline{};
-  auto begin_stop = [&](int sig) {
-    signal_all(workers, sig);
-    stop_deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(o.grace_s * 1000));
-  };
-  char buf[8192];
-  while (true) {
-    if (g_signal != 0 && forwarded == 0) {
-      forwarded = g_signal;
-      if (first_failure == nullptr) begin_stop(forwarded);
-    }
-    std::vector<pollfd> fds;
-    for (auto& w : workers) {
-      if (w.err_fd >= 0) fds.push_back({w.err_fd, POLLIN, 0});
-    }
-    if (!fds.empty() && poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) break;
-    if (fds.empty()) usleep(100 * 1000);
-    for (const auto& f : fds) {
-      if (!(f.revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      for (auto& w : workers) {
-        if (w.err_fd != f.fd) continue;
-        const ssize_t n = read(w.err_fd, buf, sizeof(buf));
-        if (n > 0) {
-          forward_lines(w, std::string(buf, static_cast<size_t>(n)), false);
-        } else if (n == 0 || errno != EINTR) {
-          forward_lines(w, "", true);
-          close(w.err_fd);
-          w.err_fd = -1;
-        }
-      }
-    }
-    // Reap whoever ended.
-    for (auto& w : workers) {
-      if (!w.running) continue;
-      int status = 0;
-      if (waitpid(w.pid, &status, WNOHANG) != w.pid) continue;
-      w.running = false;
-      w.status = status;
-      if (failed(status) && first_failure == nullptr && forwarded == 0) {
-        first_failure = &w;
-        begin_stop(SIGTERM);
-      }
-    }
-    bool any_running = false, any_pipe = false;
-    for (const auto& w : workers) {
-      any_running = any_running || w.running;
-      any_pipe = any_pipe || w.err_fd >= 0;
-    }
-    if (!any_running) {
-      if (!any_pipe) break;
-      // A grandchild may still hold a pipe open; the worker is gone, so do not wait for it.
-      if (stop_deadline == Clock::time_point{}) stop_deadline = Clock::now() + std::chrono::seconds(2);
-      if (Clock::now() > stop_deadline) {
-        for (auto& w : workers) {
-          if (w.err_fd >= 0) {
-            forward_lines(w, "", true);
-            close(w.err_fd);
-            w.err_fd = -1;
-          }
-        }
-        break;
-      }
-    } else if (stop_deadline != Clock::time_point{} && !escalated && Clock::now() > stop_deadline) {
-      escalated = true;
-      signal_all(workers, SIGKILL);
-    }
-  }
+  Supervisor supervisor(start_workers(o, worker_args, master), o.grace_s);
+  supervisor.run();
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-
-  if (first_failure != nullptr) {
-    const Worker& w = *first_failure;
-    std::cerr << "trainbench: error: rank " << w.rank << " " << describe(w.status)
-              << (w.last_line.empty() ? "" : ": " + w.last_line) << std::endl;
-    if (WIFSIGNALED(w.status)) return 1;
-    return WEXITSTATUS(w.status);
-  }
-  if (forwarded != 0) {
-    std::cerr << "trainbench: launch: interrupted; workers stopped" << std::endl;
-    return 130;
-  }
-  return 0;
+  return launch_exit_code(supervisor);
 }
 
 }  // namespace trainbench::dist

@@ -1,5 +1,5 @@
-// Runs one case in a child process of this same binary (fork + exec: never fork a process whose GPU
-// runtime is initialised) with a wall-clock timeout. The child writes its Record as JSON to fd 3.
+// Runs one case in a child process of this same binary (core/subprocess: fork + exec) with a
+// wall-clock timeout. The child writes its Record as JSON to fd 3.
 #pragma once
 #include <string>
 #include <vector>
@@ -25,12 +25,19 @@ std::string self_executable();
 // After `timeout_s` (0 = none) the whole group is killed and the outcome is a timeout failure.
 ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s);
 
+// How a case's child runs: the flags after `run-case DESCRIPTOR` (MeasureFlags::child_args and any
+// more), its wall-clock limit (0 = none), and whether it runs under a memory limit: a crash (SIGSEGV,
+// SIGBUS, SIGABRT) then counts as `oom`, since near RLIMIT_AS some libraries do not survive a failed
+// allocation; the error text keeps the signal.
+struct CaseChild {
+  std::vector<std::string> flags;
+  double timeout_s = 0.0;
+  bool memory_limited = false;
+};
+
 // Runs case `c` as `<self> run-case DESCRIPTOR <flags...>` and returns its Record, or an `error`
 // Record saying why there is none (crash, timeout). Sets *interrupted (no Record then) on Ctrl-C.
-// With `memory_limited`, a crash (SIGSEGV, SIGBUS, SIGABRT) counts as `oom`: near RLIMIT_AS some
-// libraries do not survive a failed allocation; the error text keeps the signal.
-Record run_case_isolated(const Case& c, const std::vector<std::string>& flags, double timeout_s, bool memory_limited,
-                         bool* interrupted);
+Record run_case_isolated(const Case& c, const CaseChild& child, bool* interrupted);
 
 // Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
 void install_interrupt_handlers();

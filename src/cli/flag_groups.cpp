@@ -1,0 +1,144 @@
+// The flag groups several subcommands share: each flag is declared here once, with one help text.
+#include "cli/options.h"
+#include "runner/plan.h"
+
+namespace trainbench::cli {
+
+CLI::Validator rule(const NumberRule& r) {
+  return CLI::Validator([r](std::string& text) { return number_text_problem(text, r); }, "", "number rule");
+}
+
+LimitNames limits_given(const CLI::App& sub) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0 ? std::string(flag) : std::string(); };
+  return {given("--min-steps"), given("--max-steps"), given("--min-time"), given("--max-time")};
+}
+
+void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given) {
+  // --min-steps is a floor no limit cuts, so a --max-steps under the default floor is a conflict too.
+  if ((!given.min_steps.empty() || !given.max_steps.empty()) && m.min_steps > m.max_steps) {
+    const std::string min_name = given.min_steps.empty() ? "--min-steps (default)" : given.min_steps;
+    const std::string max_name = given.max_steps.empty() ? "--max-steps (default)" : given.max_steps;
+    throw InputError(fmt::format("{} {} is above {} {}", min_name, m.min_steps, max_name, m.max_steps));
+  }
+  if (!given.min_time.empty() && !given.max_time.empty() && m.min_time_s > m.max_time_s) {
+    throw InputError(fmt::format("{} {} is above {} {}", given.min_time, m.min_time_s, given.max_time, m.max_time_s));
+  }
+}
+
+void MeasureFlags::add_to(CLI::App& app) {
+  app.add_option("--warmup", warmup, "Warm-up steps before timing (not counted)")->check(rule(kWarmupSteps));
+  app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(rule(kStepCount));
+  app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(rule(kStepCount));
+  app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(rule(kSeconds));
+  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")->check(rule(kSecondsPositive));
+  app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
+      ->check(rule(kNoisePercent));
+  app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
+      ->check(rule(kSeconds));
+  app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
+  app.add_flag("--system-allocator", system_allocator,
+               "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
+  app.add_option("--tf32", tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--auto-threads", auto_threads)->group("");  // set by `run --dist` for its children
+}
+
+void DistFlags::add_to(CLI::App& app) {
+  app.add_flag("--dist", enabled,
+               "Data-parallel: this process is one rank (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; see `launch`)");
+  app.add_option("--dist-backend", backend, "c10d backend: auto (gloo on CPU, nccl on GPU), gloo, nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  app.add_option("--dist-timeout", timeout_s, "Seconds a rendezvous or collective may wait before failing")
+      ->check(rule(kSecondsPositive));
+  app.add_option("--bucket-mb", bucket_mb, "Gradient all-reduce bucket size, MiB (as DDP's bucket_cap_mb)")
+      ->check(rule(kBucketMiB));
+  app.add_flag("--no-baseline", no_baseline, "Skip the one-process run of each case (no scaling efficiency)");
+}
+
+std::vector<std::string> DistFlags::child_args(size_t case_index) const {
+  return {"--dist", "--dist-backend", backend, "--dist-timeout", fmt::format("{}", timeout_s),
+          "--bucket-mb", fmt::format("{}", bucket_mb), "--dist-key", std::to_string(case_index)};
+}
+
+ChildSettings MeasureFlags::resolve() const {
+  ChildSettings s;
+  s.measure.warmup_steps = warmup;
+  s.measure.min_steps = min_steps;
+  s.measure.max_steps = max_steps;
+  s.measure.min_time_s = min_time_s;
+  s.measure.max_time_s = max_time_s;
+  s.measure.max_noise = max_noise_pct / 100.0;
+  s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
+  s.tune_allocator = !system_allocator;
+  s.tf32 = tf32 == "on";
+  s.default_threads = auto_threads;
+  return s;
+}
+
+std::vector<std::string> MeasureFlags::child_args() const {
+  std::vector<std::string> a = {"--warmup",    std::to_string(warmup),        "--min-steps", std::to_string(min_steps),
+                                "--max-steps", std::to_string(max_steps),
+                                "--min-time",  fmt::format("{}", min_time_s), "--max-time",  fmt::format("{}", max_time_s),
+                                "--max-noise", fmt::format("{}", max_noise_pct)};
+  if (!memory_limit.empty()) {
+    a.push_back("--memory-limit");
+    a.push_back(memory_limit);
+  }
+  if (system_allocator) a.push_back("--system-allocator");
+  a.push_back("--tf32");
+  a.push_back(tf32);
+  if (auto_threads > 0) {
+    a.push_back("--auto-threads");
+    a.push_back(std::to_string(auto_threads));
+  }
+  return a;
+}
+
+CaseChild MeasureFlags::case_child(const std::vector<std::string>& more) const {
+  CaseChild c;
+  c.flags = child_args();
+  c.flags.insert(c.flags.end(), more.begin(), more.end());
+  c.timeout_s = timeout_s;
+  c.memory_limited = !memory_limit.empty();
+  return c;
+}
+
+void SweepFlags::add_to(CLI::App& app) {
+  app.add_option("--model,-m", models,
+                 "Models, comma-separated (see `trainbench list`), or one TorchScript file with --input and --target");
+  app.add_option("--device,-d", devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
+  app.add_option("--precision", precisions, "fp32, fp16, bf16 (mixed precision), fp16-pure, bf16-pure, comma-separated");
+  app.add_option("--layout", layouts, "nchw or nhwc (channels-last), comma-separated");
+  app.add_option("--optimizer", optimizers, "sgd, momentum, adam, adamw, comma-separated");
+  script.add_to(app);
+  app.add_option("--set", sets, "Workload parameter key=value (a comma list is a sweep axis); repeatable");
+  app.add_flag("--forward-only", forward_only, "Inference only: the forward pass, no backward or optimizer step");
+}
+
+Sweep SweepFlags::to_sweep() const {
+  Sweep s;
+  s.params = params_product(parse_sets(sets));
+  s.models = sweep_models(models, script, s.params);
+  s.precisions = split_list(precisions, "precision");
+  s.layouts = split_list(layouts, "layout");
+  s.optimizers = split_list(optimizers, "optimizer");
+  if (!devices.empty()) s.devices = split_list(devices, "device");
+  s.forward_only = forward_only;
+  return s;
+}
+
+void InputDataFlags::add_to(CLI::App& app) {
+  app.add_option("--data", data,
+                 "Input data: synthetic (default: one batch on the device), a folder of JPEGs in ImageFolder "
+                 "layout (CNNs), or a token file (bert, bilstm)");
+  app.add_option("--data-dtype", data_dtype, "Token file ids: uint16 (nanoGPT's .bin) or uint32");
+  app.add_option("--data-transfer", data_transfer,
+                 "Images to the device as float (normalized on the host) or uint8 (normalized on the device)");
+}
+
+void InProcessFlags::add_to(CLI::App& app) {
+  app.add_option("--device,-d", device, "cpu, cuda, cuda:N (default: the best one present)");
+  app.add_option("--threads", threads, "Intra-op threads (0: one per core)")->check(rule(kThreadCount));
+}
+
+}  // namespace trainbench::cli

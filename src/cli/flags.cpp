@@ -1,0 +1,232 @@
+// Each subcommand's flags: the shared groups (SweepFlags, MeasureFlags, ... in cli/options.h) and its
+// own, then the checks that weigh one flag against another before it runs.
+#include "cli/flags.h"
+
+#include <memory>
+
+#include "cli/options.h"
+#include "runner/plan.h"
+
+namespace trainbench::cli {
+namespace {
+
+// maxbatch and memory measure many short tries: a step or two each, not a stable median.
+void trial_defaults(MeasureFlags& m) {
+  m.warmup = 1;
+  m.min_steps = 2;
+  m.min_time_s = 0.0;
+  m.max_time_s = 10.0;
+}
+
+}  // namespace
+
+Command add_list(CLI::App& app) {
+  auto models = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub =
+      app.add_subcommand("list", "Models and suites with input shape, default batch, parameter count and FLOPs per sample");
+  sub->add_option("models", *models, "Only these models (default: every model, then the suites)");
+  return {sub, [models] { return cmd_list(*models); }};
+}
+
+Command add_run(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
+  o->SweepFlags::add_to(*sub);
+  sub->add_option("--batch,-b", o->batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
+  sub->add_option("--threads", o->threads, "Intra-op threads, comma-separated (0: one per core)");
+  sub->add_option("--suite,-s", o->suite, "A built-in suite name (quick, ...) or a suite .toml file");
+  sub->add_option("--case", o->cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");
+  sub->add_option("--output,-o", o->output, "Results file (default: results/trainbench-<time>.json)");
+  sub->add_option("--format,-f", o->format, "Output printed at the end: table, md, csv, json");
+  sub->add_flag("--resume", o->resume, "Run only the cases the output's journal does not have yet");
+  sub->add_flag("--force", o->force,
+                "With --resume: continue a journal written by a different plan (its records kept as they are)");
+  sub->add_option("--report", o->report, "Also write the HTML report of the results to this file");
+  o->InputDataFlags::add_to(*sub);
+  sub->add_option("--loader-threads", o->loader_threads,
+                  "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
+  o->measure.add_to(*sub);
+  o->dist.add_to(*sub);
+  return {sub, [o, sub] { return cmd_run(*o, *sub); }};
+}
+
+Command add_data(CLI::App& app) {
+  auto o = std::make_shared<DataOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "data", "Measure the loader alone: images/s (or windows/s and tokens/s) and MB/s per loader thread count");
+  sub->add_option("--data", o->data, "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
+      ->required();
+  sub->add_option("--batch,-b", o->batch, "Batch size")->check(rule(kBatchSize));
+  sub->add_option("--loader-threads", o->loader_threads, "Thread counts, comma-separated");
+  sub->add_option("--epochs", o->epochs, "Epochs per thread count, each timed on its own");
+  sub->add_option("--size", o->size, "Images: crop size (RandomResizedCrop output, square; default 224)");
+  sub->add_option("--layout", o->layout, "Images: nchw or nhwc (channels-last)");
+  sub->add_option("--precision", o->precision, "Images: the batch's dtype, fp32, bf16 or fp16");
+  sub->add_option("--data-transfer", o->transfer, "Images: float (normalized) or uint8 (bytes, as sent to a device)");
+  sub->add_option("--seq", o->seq, "Tokens: window length (default 1024)");
+  sub->add_option("--data-dtype", o->data_dtype, "Tokens: uint16 (nanoGPT's .bin) or uint32");
+  return {sub, [o] { return cmd_data(*o); }};
+}
+
+Command add_make_data(CLI::App& app) {
+  auto o = std::make_shared<MakeDataOptions>();
+  CLI::App* sub = app.add_subcommand("make-data", "Write photo-like JPEGs in ImageFolder layout, to try --data");
+  sub->add_option("dir", o->dir, "The folder to create (must not exist, or be empty)")->required();
+  sub->add_option("--images", o->images, "How many JPEGs")->required();
+  sub->add_option("--classes", o->classes, "Class folders (default 10)");
+  sub->add_option("--seed", o->seed, "Random seed (the same seed writes the same files)");
+  return {sub, [o] { return cmd_make_data(*o); }};
+}
+
+Command add_launch(CLI::App& app) {
+  auto o = std::make_shared<LaunchFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "launch", "Start N data-parallel workers on this node: trainbench launch --nproc N -- run ... --dist");
+  sub->add_option("--nproc", o->nproc, "Workers on this node (e.g. one per GPU)")->check(rule(kProcessCount));
+  sub->add_option("--nnodes", o->nnodes, "Nodes in the job")->check(rule(kProcessCount));
+  sub->add_option("--node-rank", o->node_rank, "This node's index, 0 to nnodes-1 (node 0 hosts rank 0)")
+      ->check(rule(kNodeRank));
+  sub->add_option("--master", o->master, "HOST:PORT of node 0 (default on one node: 127.0.0.1, a free port)");
+  sub->add_option("--grace", o->grace_s, "Seconds stopped workers get before SIGKILL")->check(rule(kSeconds));
+  sub->add_option("worker", o->worker_args, "The worker's arguments, after --")->required();
+  sub->positionals_at_end();
+  return {sub, [o] { return cmd_launch(*o); }};
+}
+
+Command add_maxbatch(CLI::App& app) {
+  auto o = std::make_shared<MaxBatchOptions>();
+  CLI::App* sub = app.add_subcommand("maxbatch", "Find the largest batch that trains (doubling, then bisection)");
+  o->SweepFlags::add_to(*sub);
+  sub->get_option("--model")->required();
+  sub->add_option("--start", o->start, "First batch to try")->check(rule(kBatchSize));
+  sub->add_option("--max-batch", o->max_batch, "Largest batch to try")->check(rule(kBatchSize));
+  sub->add_option("--output,-o", o->output, "Results file with every try (default: results/maxbatch-<time>.json)");
+  trial_defaults(o->measure);
+  o->measure.add_to(*sub);
+  sub->add_flag("--no-predict", o->no_predict, "Search by doubling from --start, without a memory prediction first");
+  return {sub, [o, sub] {
+            check_limit_conflicts(o->measure, limits_given(*sub));
+            if (o->start > o->max_batch) {
+              throw InputError(fmt::format("--start {} is above --max-batch {}", o->start, o->max_batch));
+            }
+            return cmd_maxbatch(*o);
+          }};
+}
+
+Command add_memory(CLI::App& app) {
+  auto o = std::make_shared<MemoryOptions>();
+  CLI::App* sub =
+      app.add_subcommand("memory", "Where a training step's memory goes, and the largest batch per memory size");
+  o->SweepFlags::add_to(*sub);
+  sub->get_option("--model")->required();
+  sub->add_option("--batch,-b", o->batch, "Say whether this batch fits each size, and by how much")->check(rule(kBatchSize));
+  sub->add_option("--fits", o->fits, "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
+  sub->add_option("--measure-batches", o->measure_batches, "Two or three increasing batches to measure for the fit");
+  sub->add_option("--output,-o", o->output, "Results file with each measured batch (default: results/memory-<time>.json)");
+  trial_defaults(o->measure);
+  o->measure.add_to(*sub);
+  return {sub, [o, sub] {
+            check_limit_conflicts(o->measure, limits_given(*sub));
+            return cmd_memory(*o);
+          }};
+}
+
+Command add_compare(CLI::App& app) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* sub = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
+  sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]")->required();
+  sub->add_option("--format,-f", o->format, "table, md, csv, json");
+  sub->add_option("--output,-o", o->output, "Write to this file instead of stdout");
+  sub->add_option("--ignore", o->ignore,
+                  "Settings that may differ between runs (layout,precision,optimizer), e.g. nchw vs nhwc");
+  return {sub, [o] { return cmd_compare(*o); }};
+}
+
+Command add_report(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");
+  sub->add_option("files", o->files, "RESULTS.json [MORE.json ...]; the first is BASE")->required();
+  sub->add_option("--output,-o", o->output, "The HTML file to write")->required();
+  return {sub, [o] { return cmd_report(*o); }};
+}
+
+Command add_op(CLI::App& app) {
+  auto o = std::make_shared<OpOptions>();
+  CLI::App* sub = app.add_subcommand("op", "Time one layer alone: forward, backward-data, backward-weights");
+  sub->add_option("descriptors", o->descriptors,
+                  "Op descriptors, e.g. conv:mb32ic64ih56oc64kh3ph1g64 (docs/descriptors.md); allreduce:SIZE (inside "
+                  "`launch`)")
+      ->required();
+  o->InProcessFlags::add_to(*sub);
+  sub->add_option("--precision", o->precisions, "fp32, bf16, fp16, comma-separated");
+  sub->add_option("--layout", o->layouts, "nchw or nhwc (conv and bn), comma-separated");
+  sub->add_option("--min-time", o->min_time_s, "Seconds to measure each phase at least")->check(rule(kSeconds));
+  sub->add_option("--max-time", o->max_time_s, "Seconds to measure each phase at most")->check(rule(kSecondsPositive));
+  sub->add_flag("--system-allocator", o->system_allocator,
+                "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
+  sub->add_option("--output,-o", o->output, "Results file (default: results/op-<time>.json)");
+  sub->add_option("--format,-f", o->format, "table or json");
+  return {sub, [o, sub] {
+            if (sub->count("--min-time") && sub->count("--max-time") && o->min_time_s > o->max_time_s) {
+              throw InputError(fmt::format("--min-time {} is above --max-time {}", o->min_time_s, o->max_time_s));
+            }
+            return cmd_op(*o);
+          }};
+}
+
+Command add_peak(CLI::App& app) {
+  auto o = std::make_shared<PeakOptions>();
+  CLI::App* sub = app.add_subcommand("peak", "Measure the device's GEMM, memory-copy and convolution ceilings");
+  o->InProcessFlags::add_to(*sub);
+  sub->add_option("--precision", o->precisions, "GEMM precisions, comma-separated (fp32,bf16,fp16)");
+  sub->add_option("--gemm-size", o->gemm_size, "M = N = K of the GEMMs (default 2048 on CPU, 8192 on GPUs)")
+      ->check(rule(kGemmSize));
+  sub->add_option("--output,-o", o->output, "Also write the ceilings as a results file");
+  return {sub, [o] { return cmd_peak(*o); }};
+}
+
+Command add_explain(CLI::App& app) {
+  auto o = std::make_shared<ExplainOptions>();
+  CLI::App* sub = app.add_subcommand("explain", "Break a model's training step into its layers and flag slow ones");
+  sub->add_option("--model,-m", o->model, "The model (see `trainbench list`)")->required();
+  sub->add_option("--batch,-b", o->batch, "Batch size")->required()->check(rule(kBatchSize));
+  o->script.add_to(*sub);
+  sub->add_option("--set", o->sets, "Workload parameter key=value; repeatable");
+  o->InProcessFlags::add_to(*sub);
+  sub->add_option("--precision", o->precision, "fp32, bf16, fp16");
+  sub->add_option("--layout", o->layout, "nchw or nhwc");
+  sub->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw");
+  sub->add_option("--op-time", o->op_min_time_s, "Seconds to measure each phase of each layer at least")
+      ->check(rule(kSeconds));
+  sub->add_flag("--no-alternatives", o->no_alternatives, "Do not time flagged layers in the other layout and precision");
+  o->InputDataFlags::add_to(*sub);
+  sub->add_option("--loader-threads", o->loader_threads, "Loader threads for --data (0: the default)")
+      ->check(rule(kThreadCount));
+  sub->add_option("--output,-o", o->output, "Results file (default: results/explain-<time>.json)");
+  sub->add_option("--format,-f", o->format, "table or json");
+  o->measure.add_to(*sub);
+  return {sub, [o, sub] {
+            check_limit_conflicts(o->measure, limits_given(*sub));
+            return cmd_explain(*o);
+          }};
+}
+
+Command add_run_case(CLI::App& app) {
+  auto o = std::make_shared<RunCaseOptions>();
+  CLI::App* sub = app.add_subcommand("run-case", "Internal: measure one case in this process");
+  sub->group("");  // hidden from --help
+  sub->add_option("descriptor", o->descriptor)->required();
+  sub->add_option("--result-fd", o->result_fd);
+  o->measure.add_to(*sub);
+  o->dist.add_to(*sub);
+  sub->add_option("--dist-key", o->dist_key);
+  return {sub, [o] { return cmd_run_case(*o); }};
+}
+
+std::vector<Command> add_commands(CLI::App& app) {
+  return {add_list(app),    add_run(app),     add_data(app), add_make_data(app), add_launch(app),
+          add_maxbatch(app), add_memory(app), add_compare(app), add_report(app),  add_op(app),
+          add_peak(app),    add_explain(app), add_run_case(app)};
+}
+
+}  // namespace trainbench::cli

@@ -1,0 +1,104 @@
+#include "core/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace trainbench {
+namespace {
+
+// Both ends close on exec: the child keeps only what it dup2()s onto 2 and 3.
+void make_pipe(int fds[2]) {
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& text) {
+  std::vector<char*> out;
+  for (auto& s : text) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Spawned spawn_child(const SpawnSpec& s) {
+  // Everything exec needs is built before fork: the child may only make async-signal-safe calls.
+  std::vector<std::string> args = s.args;
+  std::vector<std::string> env = s.env.value_or(std::vector<std::string>{});
+  std::vector<char*> argv = c_strings(args);
+  std::vector<char*> envp = c_strings(env);
+  int err[2];
+  int result[2] = {-1, -1};
+  make_pipe(err);
+  if (s.result_pipe) {
+    try {
+      make_pipe(result);
+    } catch (...) {
+      close(err[0]);
+      close(err[1]);
+      throw;
+    }
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int e = errno;
+    for (int fd : {err[0], err[1], result[0], result[1]}) {
+      if (fd >= 0) close(fd);
+    }
+    throw std::runtime_error(std::string("cannot fork: ") + std::strerror(e));
+  }
+  if (pid == 0) {
+    setpgid(0, 0);                     // Ctrl-C reaches the child only through us, once
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed parent takes its child along
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (s.result_pipe) dup2(result[1], 3);  // dup2 clears O_CLOEXEC on the new descriptor
+    dup2(err[1], 2);
+    if (s.env) {
+      execve(argv[0], argv.data(), envp.data());
+    } else {
+      execv(argv[0], argv.data());
+    }
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here: the parent may signal the group before the child ran setpgid
+  close(err[1]);
+  if (s.result_pipe) close(result[1]);
+  return {pid, err[0], result[0]};
+}
+
+bool pump_pipes(std::vector<int>& fds, int wait_ms, const std::function<void(size_t, const std::string&)>& on_data) {
+  std::vector<pollfd> polled;
+  for (int fd : fds) polled.push_back({fd, POLLIN, 0});  // poll skips negative fds
+  if (poll(polled.data(), polled.size(), wait_ms) < 0) return errno == EINTR;
+  char buf[65536];
+  for (size_t i = 0; i < polled.size(); ++i) {
+    if (polled[i].fd < 0 || !(polled[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    const ssize_t n = read(polled[i].fd, buf, sizeof(buf));
+    if (n > 0) {
+      on_data(i, std::string(buf, static_cast<size_t>(n)));
+    } else if (n == 0 || errno != EINTR) {
+      close(fds[i]);
+      fds[i] = -1;
+      on_data(i, std::string());
+    }
+  }
+  return true;
+}
+
+void close_pipes(std::vector<int>& fds) {
+  for (int& fd : fds) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+}
+
+std::string signal_name(int sig) { return "signal " + std::to_string(sig) + " (" + strsignal(sig) + ")"; }
+
+}  // namespace trainbench
