@@ -8,6 +8,7 @@
 #include "results/context.h"
 #include "results/record.h"
 #include "results/results_file.h"
+#include "results/text_table.h"
 
 namespace trainbench {
 
@@ -33,6 +34,8 @@ std::string noise_footer(const std::vector<Record>& records);
 // compute-bound, and its figures (printer_data.cpp); "" when no record has real data.
 std::string data_verdict_line(const Record& r);
 std::string data_footer(const std::vector<Record>& records);
+// Under the table and markdown printers: the noise, data and MFU footers (printer_utilization.h), in order.
+std::string table_footer(const std::vector<Record>& records);
 
 // `context` may be null: then no context line is printed.
 std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
@@ -48,17 +51,11 @@ namespace detail {
 
 // The columns shared by the table and markdown printers, and one record's cells in them. Numbers are
 // rounded to 3 significant figures; oom and error rows show "-" in the measured columns.
-struct Column {
-  const char* title;
-  int width;          // console width (a minimum: longer cells push the row right)
-  bool right_align;
-};
-const std::vector<Column>& table_columns();
+const std::vector<TextColumn>& table_columns();
 std::vector<std::string> table_cells(const Record& r);
 // One line describing the machine and build: for the top of a table or a markdown report.
 std::string context_summary(const Context& c);
-// Length in terminal columns of UTF-8 text (code points; the tables use no wide characters).
-size_t display_width(const std::string& s);
+using trainbench::display_width;  // results/text_table.h
 
 }  // namespace detail
 

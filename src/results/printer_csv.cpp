@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "results/number_format.h"
 #include "results/printer.h"
 
 namespace trainbench {
@@ -20,7 +21,7 @@ std::string csv_quote(const std::string& s) {
 
 namespace {
 
-std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
+std::string num(double x) { return format_round_trip(x); }  // short: print_csv names it in every cell
 // Model and hardware FLOPs are 0 where not defined (models other than language models): an empty cell.
 std::string positive_or_empty(double x) { return std::isfinite(x) && x > 0.0 ? num(x) : ""; }
 
