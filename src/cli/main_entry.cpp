@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "results/reporter.h"
 #include "runner/plan.h"
 
 namespace trainbench::cli {
@@ -126,7 +127,7 @@ int main_entry(int argc, char** argv) {
   run_cmd->add_option("--suite,-s", run.suite, "A built-in suite name (quick, ...) or a suite .toml file");
   run_cmd->add_option("--case", run.cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");
   run_cmd->add_option("--output,-o", run.output, "Results file (default: results/trainbench-<time>.json)");
-  run_cmd->add_option("--format,-f", run.format, "Output printed at the end: table, md, csv, json");
+  run_cmd->add_option("--format,-f", run.format, "Output: " + reporters_help());
   run_cmd->add_flag("--resume", run.resume, "Run only the cases the output's journal does not have yet");
   run_cmd->add_flag("--force", run.force,
                     "With --resume: continue a journal written by a different plan (its records kept as they are)");

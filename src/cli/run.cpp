@@ -14,8 +14,7 @@
 #include "cli/run_dist.h"
 #include "report/html_report.h"
 #include "results/journal.h"
-#include "results/printer.h"
-#include "results/printer_utilization.h"
+#include "results/reporter.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/plan.h"
@@ -253,9 +252,9 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     apply_suite_settings(suite->settings, sub, o.measure, limits);
   }
   check_limit_conflicts(o.measure, limits);
-  const Format format = [&] {
+  const ReporterInfo& format = [&]() -> const ReporterInfo& {
     try {
-      return format_from_string(o.format);
+      return find_reporter(o.format);
     } catch (const std::invalid_argument& e) {
       throw InputError(e.what());
     }
@@ -374,12 +373,12 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   journal.open(journal_path, *context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh, identity);
   install_interrupt_handlers();
 
-  const bool live_table = format == Format::table;
+  const std::unique_ptr<Reporter> reporter = format.make(std::cout);
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (!done.empty()) {
     std::cerr << fmt::format("resuming: {} case(s) already measured, {} to run\n", plan.size() - todo.size(), todo.size());
   }
-  if (live_table) std::cout << table_header() << std::flush;
+  reporter->begin(*context, Feed::live);
 
   std::vector<Record> fresh;
   const auto start = std::chrono::steady_clock::now();
@@ -414,7 +413,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     add_percent_of_peak(r, *context);
     journal.append(r);
     if (tty) std::cerr << "\r\033[K" << std::flush;
-    if (live_table) std::cout << table_row(r) << std::flush;
+    reporter->record(r);
     fresh.push_back(std::move(r));
   }
   if (tty) std::cerr << "\r\033[K" << std::flush;
@@ -437,10 +436,8 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   if (!o.report.empty()) report_after_run(o.output, o.report);
 
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!live_table) std::cout << print_records(format, results) << std::flush;
-  if (live_table) std::cout << noise_footer(results.benchmarks) << data_footer(results.benchmarks)
-                            << utilization_footer(results.benchmarks) << std::flush;
-  if (dist) (live_table ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
+  reporter->end(results);
+  if (dist) (format.console ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
   if (interrupted) {
     journal.close();
     if (dist) {  // --resume does not work with --dist

@@ -1,5 +1,6 @@
 // The compare printers: console table, markdown, csv, json. Each prints one block per OTHER file.
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include "report/compare.h"
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/reporter.h"
 #include "results/text_table.h"
 
 namespace trainbench {
@@ -150,6 +152,33 @@ std::string print_comparisons_json(const std::vector<Comparison>& cs) {
     all.push_back(j);
   }
   return nlohmann::json({{"comparisons", all}}).dump(2) + "\n";
+}
+
+namespace {
+
+struct ComparisonFormat {
+  const char* name;
+  const char* alias;  // or null
+  ComparisonPrinter print;
+};
+
+// compare's --format names: one line per format.
+const ComparisonFormat kComparisonFormats[] = {
+    {"table", nullptr, print_comparisons_table},
+    {"md", "markdown", print_comparisons_markdown},
+    {"csv", nullptr, print_comparisons_csv},
+    {"json", nullptr, print_comparisons_json},
+};
+
+}  // namespace
+
+ComparisonPrinter comparison_printer(const std::string& format) {
+  std::vector<std::string> names;
+  for (const auto& f : kComparisonFormats) {
+    if (format == f.name || (f.alias != nullptr && format == f.alias)) return f.print;
+    names.emplace_back(f.name);
+  }
+  throw std::invalid_argument(unknown_format_message(format, names));
 }
 
 }  // namespace trainbench

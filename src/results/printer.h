@@ -1,6 +1,6 @@
-// Printers turn Records into text; nothing else. One printer per file:
-//   printer_table.cpp (console), printer_markdown.cpp, printer_csv.cpp, printer_json.cpp.
-// A new output format is one new file plus one line in print_records (printer.cpp).
+// Printers turn Records into text; nothing else. One printer per file: printer_table.cpp (console),
+// printer_markdown.cpp, printer_csv.cpp, printer_json.cpp. The reporters (results/reporter.h) hand them
+// the records, as cases end or from a file; `--format` names a reporter.
 #pragma once
 #include <string>
 #include <vector>
@@ -11,15 +11,6 @@
 #include "results/text_table.h"
 
 namespace trainbench {
-
-enum class Format { table, md, csv, json };
-
-// "table" | "md" (or "markdown") | "csv" | "json"; throws std::invalid_argument naming the bad value.
-Format format_from_string(const std::string& s);
-const char* to_string(Format f);
-
-// The whole file in the given format.
-std::string print_records(Format format, const ResultsFile& file);
 
 // Console table. The header and each row have fixed column widths so that a sweep can print the header
 // once and a row as each case ends, and the lines still line up; print_table is built from the same two.
