@@ -5,12 +5,16 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "report/compare.h"
 #include "results/printer.h"
 #include "results/printer_utilization.h"
 #include "results/reporter.h"
 #include "results/results_file.h"
+#include "cli_util.h"
 
 namespace trainbench {
 namespace {
@@ -84,6 +88,65 @@ TEST(Reporter, CompareFormatsAreLookedUpByNameToo) {
     // The message compare has always given.
     EXPECT_STREQ(e.what(), "unknown output format \"xml\" (expected table, md, csv or json)");
   }
+}
+
+// ---------------------------------------------------------------- JSON lines
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    out.push_back(nlohmann::json::parse(line));
+    EXPECT_EQ(line, out.back().dump()) << "each line is compact JSON";
+  }
+  return out;
+}
+
+TEST(Jsonl, ContextLineThenTheResultsFilesRecordsOnePerLine) {
+  const ResultsFile f = read_results(kFixture);
+  // The reference is the json format, i.e. the results file as written.
+  const auto file = nlohmann::json::parse(print_records("json", f));
+  const auto lines = json_lines(print_records("jsonl", f));
+  ASSERT_EQ(lines.size(), 1 + f.benchmarks.size());
+  EXPECT_EQ(lines[0], nlohmann::json({{"context", file["context"]}, {"schema_version", file["schema_version"]}}));
+  for (size_t i = 0; i < f.benchmarks.size(); ++i) EXPECT_EQ(lines[1 + i], file["benchmarks"][i]) << i;
+}
+
+TEST(Jsonl, StreamsEachRecordAsItArrivesAndNothingAtTheEnd) {
+  const ResultsFile f = read_results(kFixture);
+  std::ostringstream out;
+  const auto jsonl = find_reporter("jsonl").make(out);
+  jsonl->begin(f.context, Feed::live);
+  EXPECT_EQ(json_lines(out.str()).size(), 1u) << "the context at once";
+  jsonl->record(f.benchmarks[1]);
+  const auto lines = json_lines(out.str());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(record_from_json(lines[1]).name, f.benchmarks[1].name);
+  const std::string before_end = out.str();
+  jsonl->end(f);
+  EXPECT_EQ(out.str(), before_end);
+}
+
+// A real run of one tiny case: stdout, parsed line by line, is the context and the record of the
+// results file the same run wrote.
+TEST(Jsonl, RunStreamsTheContextAndEachRecordOfTheRun) {
+  const auto dir = test::temp_dir("reporters", "jsonl");
+  const std::string out = (dir / "r.json").string();
+  const auto r = test::run_trainbench("run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 "
+                                      "--threads 1 --warmup 1 --min-steps 2 --min-time 0 --max-noise 100 -f jsonl -o " +
+                                          out, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto file = nlohmann::json::parse(test::slurp(out));
+  ASSERT_EQ(file["benchmarks"].size(), 1u);
+  const auto lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0]["context"], file["context"]);
+  EXPECT_EQ(lines[0]["schema_version"], file["schema_version"]);
+  EXPECT_EQ(lines[1], file["benchmarks"][0]);
+  const Record rec = record_from_json(lines[1]);
+  EXPECT_EQ(rec.status, Status::ok) << rec.error;
+  EXPECT_EQ(rec.batch_size, 2);
+  EXPECT_EQ(rec.model, "convnet");
 }
 
 }  // namespace

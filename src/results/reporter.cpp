@@ -11,6 +11,7 @@ namespace trainbench {
 
 // Defined by the streaming formats' files.
 std::unique_ptr<Reporter> make_table_reporter(std::ostream& out);  // printer_table.cpp
+std::unique_ptr<Reporter> make_jsonl_reporter(std::ostream& out);  // reporter_jsonl.cpp
 
 namespace {
 
@@ -40,6 +41,7 @@ const std::vector<ReporterInfo>& reporters() {
       {"csv", {}, "a row per case with every scalar field, at the end", false,
        at_end([](const ResultsFile& f) { return print_csv(f.benchmarks); })},
       {"json", {}, "the results file, at the end", false, at_end(print_json)},
+      {"jsonl", {}, "the context, then a compact JSON line per case as it ends", false, make_jsonl_reporter},
   };
   return all;
 }
