@@ -20,6 +20,7 @@
 #include "results/printer.h"
 #include "results/printer_utilization.h"
 #include "results/record.h"
+#include "results/reporter.h"
 #include "results/results_file.h"
 #include "schema_doc.h"
 
@@ -692,13 +693,13 @@ TEST(Journal, JournalWithoutHeaderHasNoContext) {
 // ---------------------------------------------------------------- Printers
 
 TEST(Printer, FormatNames) {
-  EXPECT_EQ(format_from_string("table"), Format::table);
-  EXPECT_EQ(format_from_string("md"), Format::md);
-  EXPECT_EQ(format_from_string("csv"), Format::csv);
-  EXPECT_EQ(format_from_string("json"), Format::json);
-  for (Format f : {Format::table, Format::md, Format::csv, Format::json}) EXPECT_EQ(format_from_string(to_string(f)), f);
+  EXPECT_EQ(find_reporter("table").name, "table");
+  EXPECT_EQ(find_reporter("md").name, "md");
+  EXPECT_EQ(find_reporter("csv").name, "csv");
+  EXPECT_EQ(find_reporter("json").name, "json");
+  for (const auto& r : reporters()) EXPECT_EQ(&find_reporter(r.name), &r);
   try {
-    format_from_string("xml");
+    find_reporter("xml");
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("xml"), std::string::npos) << e.what();
@@ -791,7 +792,7 @@ TEST(Printer, RowsThatMissedTheNoiseTargetAreMarkedWithAFooter) {
 
 TEST(Printer, TableWithContextStartsWithTheMachine) {
   const ResultsFile f = read_results(kFixture);
-  const std::string out = print_records(Format::table, f);
+  const std::string out = print_records("table", f);
   EXPECT_EQ(out.rfind("cpu: Intel(R) Xeon(R) Processor", 0), 0u) << out;
   EXPECT_NE(out.find("BLAS openblas"), std::string::npos);
 }
@@ -940,7 +941,7 @@ TEST(Printer, MfuIsAFooterLineOnlyForRowsThatHaveIt) {
 
 TEST(Printer, JsonIsTheResultsFile) {
   const ResultsFile f = read_results(kFixture);
-  const std::string json = print_records(Format::json, f);
+  const std::string json = print_records("json", f);
   EXPECT_EQ(json, results_to_string(f));
   EXPECT_EQ(to_json(results_from_string(json, "<printed>")), to_json(f));
 }

@@ -5,7 +5,6 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "report/compare.h"
-#include "results/printer.h"
 #include "results/results_file.h"
 #include "runner/plan.h"
 
@@ -13,9 +12,9 @@ namespace trainbench::cli {
 
 int cmd_compare(const CompareOptions& o) {
   if (o.files.size() < 2) return bad_input("compare needs BASE.json and at least one OTHER.json");
-  Format format;
+  ComparisonPrinter print = nullptr;
   try {
-    format = format_from_string(o.format);
+    print = comparison_printer(o.format);
   } catch (const std::invalid_argument& e) {
     return bad_input(e.what());
   }
@@ -44,13 +43,7 @@ int cmd_compare(const CompareOptions& o) {
       std::cerr << "trainbench: note: " << o.files[0] << " and " << o.files[i] << ": " << hint << "\n";
     }
   }
-  std::string text;
-  switch (format) {
-    case Format::table: text = print_comparisons_table(comparisons); break;
-    case Format::md: text = print_comparisons_markdown(comparisons); break;
-    case Format::csv: text = print_comparisons_csv(comparisons); break;
-    case Format::json: text = print_comparisons_json(comparisons); break;
-  }
+  const std::string text = print(comparisons);
   if (o.output.empty()) {
     std::cout << text << std::flush;
     return kExitOk;

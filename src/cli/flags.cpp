@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/options.h"
+#include "results/reporter.h"
 #include "runner/plan.h"
 
 namespace trainbench::cli {
@@ -37,7 +38,7 @@ Command add_run(CLI::App& app) {
   sub->add_option("--suite,-s", o->suite, "A built-in suite name (quick, ...) or a suite .toml file");
   sub->add_option("--case", o->cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");
   sub->add_option("--output,-o", o->output, "Results file (default: results/trainbench-<time>.json)");
-  sub->add_option("--format,-f", o->format, "Output printed at the end: table, md, csv, json");
+  sub->add_option("--format,-f", o->format, "Output: " + reporters_help());
   sub->add_flag("--resume", o->resume, "Run only the cases the output's journal does not have yet");
   sub->add_flag("--force", o->force,
                 "With --resume: continue a journal written by a different plan (its records kept as they are)");

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "results/text_table.h"
 #include "runner/suite.h"
 #include "workloads/model_counts.h"
 #include "workloads/registry.h"
@@ -22,7 +23,14 @@ std::string grouped(int64_t n) {
   return digits;
 }
 
-constexpr const char* kRow = "{:<14} {:<11} {:<11} {:>6} {:>13} {:>9} {:>11}  {}\n";
+// Printed a row at a time (a model not yet in the cache takes a while to count), so the widths are fixed.
+TextTable model_table() {
+  return TextTable({{"model", 14}, {"family", 11, false, 1}, {"input", 11, false, 1}, {"batch", 6, true, 1},
+                    {"parameters", 13, true, 1}, {"fwd GFLOP", 9, true, 1}, {"train GFLOP", 11, true, 1},
+                    {"description", 0, false, 2}});
+}
+
+TextTable suite_table() { return TextTable({{"suite", 14}, {"description", 0, false, 1}}); }
 
 }  // namespace
 
@@ -38,8 +46,8 @@ int cmd_list(const std::vector<std::string>& models) {
   }
   configure_threads(0);  // for the models the cache does not hold yet
   CountsCache cache(counts_cache_dir());
-  std::cout << fmt::format(kRow, "model", "family", "input", "batch", "parameters", "fwd GFLOP", "train GFLOP",
-                           "description");
+  const TextTable table = model_table();
+  std::cout << table.header();
   for (const WorkloadInfo* w : chosen) {
     std::string params = "?", forward = "?", training = "?";
     if (w->name == kScriptModel) {
@@ -52,8 +60,8 @@ int cmd_list(const std::vector<std::string>& models) {
     } catch (const std::exception&) {
       params = "error";
     }
-    std::cout << fmt::format(kRow, w->name, w->family, w->input, w->default_batch, params, forward, training,
-                             w->description);
+    std::cout << table.line({w->name, w->family, w->input, std::to_string(w->default_batch), params, forward, training,
+                             w->description});
     for (const auto& p : w->params) {
       std::cout << fmt::format("{:<14}   --set {}={}  {}\n", "", p.key, p.default_value, p.help);
     }
@@ -61,7 +69,8 @@ int cmd_list(const std::vector<std::string>& models) {
   }
   cache.save();
   if (!models.empty()) return kExitOk;
-  std::cout << "\n" << fmt::format("{:<14} {}\n", "suite", "description");
+  const TextTable suites = suite_table();
+  std::cout << "\n" << suites.header();
   for (const auto& name : builtin_suites()) {
     std::string description;
     try {
@@ -69,7 +78,7 @@ int cmd_list(const std::vector<std::string>& models) {
     } catch (const std::exception& e) {
       description = std::string("(malformed: ") + e.what() + ")";
     }
-    std::cout << fmt::format("{:<14} {}\n", name, description);
+    std::cout << suites.line({name, description});
   }
   return kExitOk;
 }

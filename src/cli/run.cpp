@@ -1,5 +1,6 @@
 // `trainbench run`: plan the cases, run each in a child process, journal every record at once,
-// print rows live with progress, and write the results file atomically at the end.
+// print rows live with progress, and write the results file atomically at the end. The steps after the
+// plan are in run_steps.cpp.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,8 +15,7 @@
 #include "cli/run_dist.h"
 #include "report/html_report.h"
 #include "results/journal.h"
-#include "results/printer.h"
-#include "results/printer_utilization.h"
+#include "cli/run_steps.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/plan.h"
@@ -23,17 +23,6 @@
 
 namespace trainbench::cli {
 namespace fs = std::filesystem;
-namespace {
-
-std::string duration_text(double s) {
-  const long t = static_cast<long>(s + 0.5);
-  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
-  if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
-  return fmt::format("{}s", t);
-}
-
-}  // namespace
-
 std::string default_output_path(const std::string& kind) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -242,9 +231,8 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
   if (s.memory_limit && !given("--memory-limit")) m.memory_limit = *s.memory_limit;
 }
 
-}  // namespace
-
-int cmd_run(RunOptions o, const CLI::App& sub) {
+// Plan: the flags' and the suite's settings checked, the output format found, the cases listed.
+RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   const GivenFlags given = check_sweep_flags(o, sub);
   std::unique_ptr<Suite> suite;
   LimitNames limits = limits_given(sub);
@@ -253,30 +241,27 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     apply_suite_settings(suite->settings, sub, o.measure, limits);
   }
   check_limit_conflicts(o.measure, limits);
-  const Format format = [&] {
-    try {
-      return format_from_string(o.format);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-  }();
+  RunPlan plan;
+  try {
+    plan.format = &find_reporter(o.format);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
   (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
   if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
-  std::set<std::string> auto_batch;
-  std::vector<Case> plan = plan_from(o, suite.get(), given, auto_batch);
-  if (!auto_batch.empty()) default_cpu_memory_limit(plan, o.measure);
-
-  // --dist: ranks other than 0 run their side of each case quietly and write nothing.
-  std::unique_ptr<DistRun> dist;
+  plan.cases = plan_from(o, suite.get(), given, plan.auto_batch);
+  if (!plan.auto_batch.empty()) default_cpu_memory_limit(plan.cases, o.measure);
   if (o.dist.enabled) {
     if (o.resume) throw InputError("--resume does not work with --dist yet: run the remaining cases with --case");
-    if (!auto_batch.empty()) throw InputError("--batch auto does not work with --dist: give the batch of each rank");
-    dist = std::make_unique<DistRun>(o.dist);
-    if (!dist->leader()) {
-      dist->start(plan, o.measure);
-      return dist->follow(plan, o.measure);
-    }
+    if (!plan.auto_batch.empty()) throw InputError("--batch auto does not work with --dist: give the batch of each rank");
+    plan.dist = std::make_unique<DistRun>(o.dist);
   }
+  return plan;
+}
+
+// Where the results go, checked before anything runs; takes the run's lock (the journal), held until
+// the results file is written, so a second run on the same -o stops here. Returns the journal's path.
+std::string claim_output(RunOptions& o, Journal& journal) {
   if (o.force && !o.resume) throw InputError("--force only goes with --resume");
   if (o.output.empty()) o.output = default_output_path("trainbench");
   check_writable(o.output, "-o");
@@ -293,9 +278,6 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
       throw InputError(e.what());
     }
   }
-
-  // The run's lock, held until the results file is written: a second run on the same -o stops here.
-  Journal journal;
   try {
     journal.lock(journal_path);
   } catch (const JournalBusy& e) {
@@ -308,159 +290,36 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     throw InputError("-o '" + o.output + "' has the journal of an interrupted run (" + journal_path +
                      "): add --resume to keep its records and run the missing cases, or remove the journal");
   }
-  const PlanIdentity identity = plan_identity(plan, o.measure);
+  return journal_path;
+}
 
-  // Cases already measured (resume): from the journal, and from a results file already written.
-  std::vector<Record> done;
-  std::optional<Context> context;
-  std::string plan_change;  // --resume --force: how the journal's plan differs from this one
-  if (o.resume) try {
-    if (fs::exists(o.output)) {
-      ResultsFile previous = read_results(o.output);
-      context = previous.context;
-      done = previous.benchmarks;
-    }
-    if (fs::exists(journal_path) && fs::file_size(journal_path) > 0) {
-      JournalContents j = read_journal(journal_path);
-      if (j.plan) plan_change = plan_difference(*j.plan, identity);
-      if (!plan_change.empty() && !o.force) {
-        throw InputError("cannot resume: the journal " + journal_path + " was written by a different plan (" +
-                         plan_change + "); rerun with its plan, or add --force to keep its records and run this "
-                         "plan's missing cases");
-      }
-      if (j.context) context = j.context;
-      std::set<std::string> have;
-      for (const auto& r : done) have.insert(r.name);
-      for (auto& r : j.records) {
-        if (have.insert(r.name).second) done.push_back(std::move(r));
-      }
-    }
-  } catch (const ResultsError& e) {
-    throw InputError(std::string("cannot resume: ") + e.what());
-  }
-  std::set<std::string> done_names;
-  for (const auto& r : done) done_names.insert(r.name);
-  std::vector<Case> todo;
-  for (const auto& c : plan) {
-    if (!done_names.count(c.descriptor())) todo.push_back(c);
-  }
+}  // namespace
 
-  if (dist) dist->start(plan, o.measure);  // after every input check: a failed check must not hold the others
-  const int threads_hint = plan.front().threads > 0 ? plan.front().threads : o.measure.auto_threads;
-  if (!context) {
-    std::string devices;
-    std::set<std::string> seen;
-    for (const auto& c : plan) {
-      if (seen.insert(c.device.str()).second) devices += (devices.empty() ? "" : ",") + c.device.str();
-    }
-    context = collect_context(configure_threads(threads_hint), devices);
-    context->cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
-    context->peak = find_cached_peak(plan.front().device.str(), context->device_name, context->threads,
-                                     context->libtorch_version);
-    if (dist) {
-      context->world_size = dist->env().world_size;
-      context->dist_backend = dist->backend_for(plan.front());
-    }
+// plan -> claim the output -> resume-merge -> sweep (rows to the reporter as cases end) -> write.
+int cmd_run(RunOptions o, const CLI::App& sub) {
+  RunPlan plan = plan_run(o, sub);
+  if (plan.dist && !plan.dist->leader()) {  // ranks other than 0 run their side of each case quietly, write nothing
+    plan.dist->start(plan.cases, o.measure);
+    return plan.dist->follow(plan.cases, o.measure);
   }
-  if (!plan_change.empty()) {
-    context->resume_note = "resumed with --force from a journal of a different plan: " + plan_change;
-    std::cerr << "trainbench: warning: " << *context->resume_note << "\n";
-  }
-  if (context->blas_kind == "reference") {
-    std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context->blas_library.value_or("?")
-              << "); matrix products run ~35x slower. Install libopenblas0-pthread.\n";
-  }
+  Journal journal;
+  const std::string journal_path = claim_output(o, journal);
+  const PlanIdentity identity = plan_identity(plan.cases, o.measure);
+  Resumed resumed = merge_resumed(o, journal_path, identity, plan.cases);
+  if (plan.dist) plan.dist->start(plan.cases, o.measure);  // after every input check: a failed check must not hold the others
+  const Context context = run_context(o, plan, resumed);
 
-  journal.open(journal_path, *context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh, identity);
+  journal.open(journal_path, context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh, identity);
   install_interrupt_handlers();
-
-  const bool live_table = format == Format::table;
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  if (!done.empty()) {
-    std::cerr << fmt::format("resuming: {} case(s) already measured, {} to run\n", plan.size() - todo.size(), todo.size());
+  if (!resumed.done.empty()) {
+    std::cerr << fmt::format("resuming: {} case(s) already measured, {} to run\n",
+                             plan.cases.size() - resumed.todo.size(), resumed.todo.size());
   }
-  if (live_table) std::cout << table_header() << std::flush;
-
-  std::vector<Record> fresh;
-  const auto start = std::chrono::steady_clock::now();
-  bool interrupted = false;
-  const CaseChild child = o.measure.case_child();
-  for (size_t i = 0; i < todo.size(); ++i) {
-    const Case& c = todo[i];
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::string eta = "estimating";
-    if (i > 0) eta = "~" + duration_text(elapsed / static_cast<double>(i) * static_cast<double>(todo.size() - i)) + " left";
-    const std::string progress =
-        fmt::format("[case {} of {} | {} elapsed | {}] {}", i + 1, todo.size(), duration_text(elapsed), eta, c.descriptor());
-    if (tty) {
-      std::cerr << "\r\033[K" << progress << std::flush;
-    } else {
-      std::cerr << progress << "\n";
-    }
-
-    Record r;
-    if (auto_batch.count(c.descriptor())) {
-      if (tty) std::cerr << "\n";
-      const MaxBatchResult m = search_max_batch(c, o.measure, 1, 65536, &interrupted);
-      if (interrupted) break;
-      r = m.largest > 0 ? m.best : !m.failure.empty() ? failed_record(c, m.failure) : m.tries.back();
-    } else if (dist) {
-      r = dist->lead_case(i, c, o.measure, &interrupted);
-      if (interrupted) break;
-    } else {
-      r = run_case_isolated(c, child, &interrupted);
-      if (interrupted) break;
-    }
-    add_percent_of_peak(r, *context);
-    journal.append(r);
-    if (tty) std::cerr << "\r\033[K" << std::flush;
-    if (live_table) std::cout << table_row(r) << std::flush;
-    fresh.push_back(std::move(r));
-  }
-  if (tty) std::cerr << "\r\033[K" << std::flush;
-
-  // Results in plan order: earlier records first for cases measured before a resume.
-  ResultsFile results;
-  results.context = *context;
-  std::map<std::string, Record> by_name;
-  for (auto& r : done) by_name.emplace(r.name, std::move(r));
-  for (auto& r : fresh) by_name.insert_or_assign(r.name, std::move(r));
-  for (const auto& c : plan) {
-    auto it = by_name.find(c.descriptor());
-    if (it != by_name.end()) {
-      results.benchmarks.push_back(std::move(it->second));
-      by_name.erase(it);
-    }
-  }
-  for (auto& [name, r] : by_name) results.benchmarks.push_back(std::move(r));  // from the resumed file, not in plan
-  write_results_atomic(o.output, results);
-  if (!o.report.empty()) report_after_run(o.output, o.report);
-
-  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!live_table) std::cout << print_records(format, results) << std::flush;
-  if (live_table) std::cout << noise_footer(results.benchmarks) << data_footer(results.benchmarks)
-                            << utilization_footer(results.benchmarks) << std::flush;
-  if (dist) (live_table ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
-  if (interrupted) {
-    journal.close();
-    if (dist) {  // --resume does not work with --dist
-      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {}\n", fresh.size(),
-                               todo.size(), o.output);
-    } else {
-      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
-                               "`trainbench run ... --resume -o {}`\n",
-                               fresh.size(), todo.size(), o.output, o.output);
-    }
-    return 130;
-  }
-  std::error_code ec;
-  fs::remove(journal_path, ec);  // everything is in the results file now
-  journal.close();               // and only now the lock goes
-  size_t errors = 0;
-  for (const auto& r : results.benchmarks) errors += r.status == Status::error ? 1 : 0;
-  std::cerr << fmt::format("{} case(s) in {}; results: {}{}\n", fresh.size(), duration_text(total), o.output,
-                           errors ? fmt::format(" ({} failed)", errors) : "");
-  return errors ? kExitFailure : kExitOk;
+  const std::unique_ptr<Reporter> reporter = plan.format->make(std::cout);
+  const std::unique_ptr<SweepObserver> progress = console_progress(*reporter);
+  reporter->begin(context, Feed::live);
+  Swept swept = run_sweep(resumed.todo, plan, o.measure, context, journal, *progress);
+  return write_run(o, plan, context, resumed, swept, journal, *reporter);
 }
 
 }  // namespace trainbench::cli

@@ -79,4 +79,9 @@ std::string print_comparisons_markdown(const std::vector<Comparison>& cs);
 std::string print_comparisons_csv(const std::vector<Comparison>& cs);
 std::string print_comparisons_json(const std::vector<Comparison>& cs);
 
+// compare's --format: table, md (or markdown), csv, json. Throws std::invalid_argument naming the value
+// and the known names, as every --format does (results/reporter.h).
+using ComparisonPrinter = std::string (*)(const std::vector<Comparison>&);
+ComparisonPrinter comparison_printer(const std::string& format);
+
 }  // namespace trainbench

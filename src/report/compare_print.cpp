@@ -1,5 +1,6 @@
 // The compare printers: console table, markdown, csv, json. Each prints one block per OTHER file.
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -7,14 +8,15 @@
 #include "report/compare.h"
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/reporter.h"
+#include "results/text_table.h"
 
 namespace trainbench {
 
 namespace {
 
 struct Cells {
-  std::vector<std::string> titles;
-  std::vector<bool> right;
+  std::vector<TextColumn> columns;
   std::vector<std::vector<std::string>> rows;
 };
 
@@ -24,8 +26,8 @@ std::string percent(double x) { return "±" + format_significant(100.0 * x, 2) +
 
 Cells case_cells(const Comparison& c) {
   Cells t;
-  t.titles = {"case", "family", "base", "other", "unit", "ratio", "noise", "verdict", "note"};
-  t.right = {false, false, true, true, false, true, true, false, false};
+  t.columns = {{"case"}, {"family"}, {"base", 0, true}, {"other", 0, true}, {"unit"}, {"ratio", 0, true},
+               {"noise", 0, true}, {"verdict"}, {"note"}};
   for (const auto& cc : c.cases) {
     t.rows.push_back({cc.key, family_title(cc.family), throughput_cell(cc.base), throughput_cell(cc.other),
                       cc.base.unit, cc.ratio ? format_significant(*cc.ratio) : "-",
@@ -36,8 +38,7 @@ Cells case_cells(const Comparison& c) {
 
 Cells mean_cells(const Comparison& c) {
   Cells t;
-  t.titles = {"family", "geomean ratio", "cases"};
-  t.right = {false, true, true};
+  t.columns = {{"family"}, {"geomean ratio", 0, true}, {"cases", 0, true}};
   for (const auto& m : c.means)
     t.rows.push_back({family_title(m.family), format_significant(m.geomean), std::to_string(m.count)});
   return t;
@@ -49,43 +50,13 @@ std::string keys_of(const std::vector<Record>& records, bool with_threads, const
   return s;
 }
 
-std::string console_table(const Cells& t) {
-  std::vector<size_t> width(t.titles.size());
-  for (size_t i = 0; i < t.titles.size(); ++i) width[i] = detail::display_width(t.titles[i]);
-  for (const auto& row : t.rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], detail::display_width(row[i]));
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      const std::string pad(width[i] - detail::display_width(cells[i]), ' ');
-      if (i) s += "  ";
-      s += t.right[i] ? pad + cells[i] : cells[i] + (i + 1 < cells.size() ? pad : "");
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  std::string out = line(t.titles);
-  std::vector<std::string> rules;
-  for (size_t w : width) rules.emplace_back(std::string(w, '-'));
-  out += line(rules);
-  for (const auto& row : t.rows) out += line(row);
-  return out;
-}
+std::string console_table(const Cells& t) { return fitted_table(t.columns, t.rows); }
 
 std::string md_table(const Cells& t) {
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string s = "|";
-    for (const auto& c : cells) s += " " + markdown_escape(c) + " |";
-    return s + "\n";
-  };
-  std::string out = line(t.titles) + "|";
-  for (bool r : t.right) out += r ? " ---: |" : " --- |";
-  out += "\n";
-  for (const auto& row : t.rows) out += line(row);
+  std::string out = markdown_header(t.columns);
+  for (const auto& row : t.rows) out += markdown_line(row);
   return out;
 }
-
-std::string num(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
 
 nlohmann::json side_json(const Record& r) {
   nlohmann::json j = {{"name", r.name}, {"device", r.device}, {"status", to_string(r.status)}};
@@ -143,16 +114,17 @@ std::string print_comparisons_csv(const std::vector<Comparison>& cs) {
   for (const auto& c : cs) {
     for (const auto& cc : c.cases)
       row({c.base_label, c.other_label, cc.key, cc.family, cc.base.name, cc.other.name, to_string(cc.base.status),
-           to_string(cc.other.status), cc.base.ok() ? num(cc.base.throughput) : "",
-           cc.other.ok() ? num(cc.other.throughput) : "", cc.base.unit, cc.ratio ? num(*cc.ratio) : "",
-           cc.ratio ? num(cc.noise) : "", cc.ratio ? to_string(cc.verdict) : "", cc.note});
+           to_string(cc.other.status), cc.base.ok() ? format_round_trip(cc.base.throughput) : "",
+           cc.other.ok() ? format_round_trip(cc.other.throughput) : "", cc.base.unit,
+           cc.ratio ? format_round_trip(*cc.ratio) : "", cc.ratio ? format_round_trip(cc.noise) : "",
+           cc.ratio ? to_string(cc.verdict) : "", cc.note});
     const bool threads = c.keys_with_threads;
     for (const auto& r : c.only_in_base)
       row({c.base_label, c.other_label, join_key(r, threads), family_of(r.model), r.name, "", to_string(r.status), "",
-           r.ok() ? num(r.throughput) : "", "", r.unit, "", "", "", "only in BASE"});
+           r.ok() ? format_round_trip(r.throughput) : "", "", r.unit, "", "", "", "only in BASE"});
     for (const auto& r : c.only_in_other)
       row({c.base_label, c.other_label, join_key(r, threads), family_of(r.model), "", r.name, "", to_string(r.status),
-           "", r.ok() ? num(r.throughput) : "", r.unit, "", "", "", "only in OTHER"});
+           "", r.ok() ? format_round_trip(r.throughput) : "", r.unit, "", "", "", "only in OTHER"});
   }
   return out;
 }
@@ -180,6 +152,33 @@ std::string print_comparisons_json(const std::vector<Comparison>& cs) {
     all.push_back(j);
   }
   return nlohmann::json({{"comparisons", all}}).dump(2) + "\n";
+}
+
+namespace {
+
+struct ComparisonFormat {
+  const char* name;
+  const char* alias;  // or null
+  ComparisonPrinter print;
+};
+
+// compare's --format names: one line per format.
+const ComparisonFormat kComparisonFormats[] = {
+    {"table", nullptr, print_comparisons_table},
+    {"md", "markdown", print_comparisons_markdown},
+    {"csv", nullptr, print_comparisons_csv},
+    {"json", nullptr, print_comparisons_json},
+};
+
+}  // namespace
+
+ComparisonPrinter comparison_printer(const std::string& format) {
+  std::vector<std::string> names;
+  for (const auto& f : kComparisonFormats) {
+    if (format == f.name || (f.alias != nullptr && format == f.alias)) return f.print;
+    names.emplace_back(f.name);
+  }
+  throw std::invalid_argument(unknown_format_message(format, names));
 }
 
 }  // namespace trainbench

@@ -47,4 +47,6 @@ std::string format_size(int64_t bytes) {
   return fmt::format("{} {}", v, units[unit]);
 }
 
+std::string format_round_trip(double x) { return std::isfinite(x) ? fmt::format("{}", x) : ""; }
+
 }  // namespace trainbench

@@ -1,4 +1,5 @@
-// Numbers for people: three significant figures, byte sizes in binary units.
+// Numbers as text: for people (three significant figures, byte sizes in binary units) and for machines
+// (every digit, for CSV cells).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,5 +14,8 @@ std::string format_bytes(int64_t bytes);
 // A size as people write it: a whole number of a binary unit when it is one (8 << 30 -> "8 GiB",
 // 512 << 20 -> "512 MiB"), else format_bytes.
 std::string format_size(int64_t bytes);
+// Every digit needed to read the same double back (the shortest round-trip form: 0.1 -> "0.1",
+// 1e300 -> "1e+300"); "" for NaN and infinity, an empty cell. For the CSV printers.
+std::string format_round_trip(double x);
 
 }  // namespace trainbench

@@ -1,6 +1,6 @@
-// Printers turn Records into text; nothing else. One printer per file:
-//   printer_table.cpp (console), printer_markdown.cpp, printer_csv.cpp, printer_json.cpp.
-// A new output format is one new file plus one line in print_records (printer.cpp).
+// Printers turn Records into text; nothing else. One printer per file: printer_table.cpp (console),
+// printer_markdown.cpp, printer_csv.cpp, printer_json.cpp. The reporters (results/reporter.h) hand them
+// the records, as cases end or from a file; `--format` names a reporter.
 #pragma once
 #include <string>
 #include <vector>
@@ -8,17 +8,9 @@
 #include "results/context.h"
 #include "results/record.h"
 #include "results/results_file.h"
+#include "results/text_table.h"
 
 namespace trainbench {
-
-enum class Format { table, md, csv, json };
-
-// "table" | "md" (or "markdown") | "csv" | "json"; throws std::invalid_argument naming the bad value.
-Format format_from_string(const std::string& s);
-const char* to_string(Format f);
-
-// The whole file in the given format.
-std::string print_records(Format format, const ResultsFile& file);
 
 // Console table. The header and each row have fixed column widths so that a sweep can print the header
 // once and a row as each case ends, and the lines still line up; print_table is built from the same two.
@@ -33,6 +25,8 @@ std::string noise_footer(const std::vector<Record>& records);
 // compute-bound, and its figures (printer_data.cpp); "" when no record has real data.
 std::string data_verdict_line(const Record& r);
 std::string data_footer(const std::vector<Record>& records);
+// Under the table and markdown printers: the noise, data and MFU footers (printer_utilization.h), in order.
+std::string table_footer(const std::vector<Record>& records);
 
 // `context` may be null: then no context line is printed.
 std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
@@ -48,17 +42,11 @@ namespace detail {
 
 // The columns shared by the table and markdown printers, and one record's cells in them. Numbers are
 // rounded to 3 significant figures; oom and error rows show "-" in the measured columns.
-struct Column {
-  const char* title;
-  int width;          // console width (a minimum: longer cells push the row right)
-  bool right_align;
-};
-const std::vector<Column>& table_columns();
+const std::vector<TextColumn>& table_columns();
 std::vector<std::string> table_cells(const Record& r);
 // One line describing the machine and build: for the top of a table or a markdown report.
 std::string context_summary(const Context& c);
-// Length in terminal columns of UTF-8 text (code points; the tables use no wide characters).
-size_t display_width(const std::string& s);
+using trainbench::display_width;  // results/text_table.h
 
 }  // namespace detail
 

@@ -63,15 +63,8 @@ std::string noise_cell(const Record& r) {
 
 }  // namespace
 
-size_t display_width(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
-}
-
-const std::vector<Column>& table_columns() {
-  static const std::vector<Column> columns = {
+const std::vector<TextColumn>& table_columns() {
+  static const std::vector<TextColumn> columns = {
       {"model", 20, false},      {"batch", 5, true},      {"device", 6, false}, {"precision", 9, false},
       {"layout", 6, false},      {"throughput", 16, true}, {"median ms", 9, true}, {"±jitter", 7, true},
       {"n", 4, true},            {"noise", 7, true},      {"GFLOP/s", 7, true},     {"%peak", 5, true},

@@ -1,6 +1,5 @@
 // A GitHub-flavoured markdown table with the console table's columns, for pasting into issues and docs.
 #include "results/printer.h"
-#include "results/printer_utilization.h"
 
 namespace trainbench {
 
@@ -14,28 +13,12 @@ std::string markdown_escape(const std::string& s) {
   return out;
 }
 
-namespace {
-
-std::string md_line(const std::vector<std::string>& cells) {
-  std::string line = "|";
-  for (const auto& c : cells) line += " " + markdown_escape(c) + " |";
-  return line + "\n";
-}
-
-}  // namespace
-
 std::string print_markdown(const std::vector<Record>& records, const Context* context) {
   std::string out;
   if (context) out += markdown_escape(detail::context_summary(*context)) + "\n\n";
-  std::vector<std::string> titles;
-  std::string separator = "|";
-  for (const auto& c : detail::table_columns()) {
-    titles.emplace_back(c.title);
-    separator += c.right_align ? " ---: |" : " --- |";
-  }
-  out += md_line(titles) + separator + "\n";
-  for (const auto& r : records) out += md_line(detail::table_cells(r));
-  const std::string footer = noise_footer(records) + data_footer(records) + utilization_footer(records);
+  out += markdown_header(detail::table_columns());
+  for (const auto& r : records) out += markdown_line(detail::table_cells(r));
+  const std::string footer = table_footer(records);
   // Each footer line its own paragraph (an escape would join them into one).
   size_t at = 0;
   while (at < footer.size()) {

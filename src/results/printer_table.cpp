@@ -1,48 +1,53 @@
 // The console table: fixed-width columns, so rows printed live as cases end line up with the header.
+#include <ostream>
+
 #include "results/printer.h"
 #include "results/printer_utilization.h"
+#include "results/reporter.h"
 
 namespace trainbench {
 
 namespace {
 
-std::string pad(const std::string& s, int width, bool right) {
-  const size_t w = detail::display_width(s);
-  if (width <= 0 || w >= static_cast<size_t>(width)) return s;
-  const std::string fill(static_cast<size_t>(width) - w, ' ');
-  return right ? fill + s : s + fill;
+const TextTable& console_table() {
+  static const TextTable table(detail::table_columns());
+  return table;
 }
 
-std::string join_line(const std::vector<std::string>& cells) {
-  const auto& columns = detail::table_columns();
-  std::string line;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    const bool last = i + 1 == cells.size();
-    line += last ? cells[i] : pad(cells[i], columns[i].width, columns[i].right_align) + "  ";
+// Rows as cases end. A live sweep starts with the header at once (the machine is in the results file);
+// a file printed whole starts with its machine line.
+class TableReporter final : public Reporter {
+ public:
+  explicit TableReporter(std::ostream& out) : out_(out) {}
+  void begin(const Context& context, Feed feed) override {
+    if (feed == Feed::file) out_ << detail::context_summary(context) << "\n\n";
+    out_ << table_header() << std::flush;
   }
-  return line + "\n";
-}
+  void record(const Record& r) override { out_ << table_row(r) << std::flush; }
+  void end(const ResultsFile& file) override { out_ << table_footer(file.benchmarks) << std::flush; }
+
+ private:
+  std::ostream& out_;
+};
 
 }  // namespace
 
-std::string table_header() {
-  std::vector<std::string> titles, rules;
-  for (const auto& c : detail::table_columns()) {
-    titles.emplace_back(c.title);
-    const size_t w = std::max(detail::display_width(c.title), static_cast<size_t>(c.width));
-    rules.emplace_back(w, '-');
-  }
-  return join_line(titles) + join_line(rules);
-}
+std::unique_ptr<Reporter> make_table_reporter(std::ostream& out) { return std::make_unique<TableReporter>(out); }
 
-std::string table_row(const Record& r) { return join_line(detail::table_cells(r)); }
+std::string table_header() { return console_table().header() + console_table().rule(); }
+
+std::string table_row(const Record& r) { return console_table().line(detail::table_cells(r)); }
+
+std::string table_footer(const std::vector<Record>& records) {
+  return noise_footer(records) + data_footer(records) + utilization_footer(records);
+}
 
 std::string print_table(const std::vector<Record>& records, const Context* context) {
   std::string out;
   if (context) out += detail::context_summary(*context) + "\n\n";
   out += table_header();
   for (const auto& r : records) out += table_row(r);
-  return out + noise_footer(records) + data_footer(records) + utilization_footer(records);
+  return out + table_footer(records);
 }
 
 }  // namespace trainbench
