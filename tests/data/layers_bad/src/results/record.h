@@ -1,0 +1,2 @@
+// Only marks results/ as a module for the layering check test.
+#pragma once
