@@ -246,9 +246,10 @@ TEST(Report, InputPipelineSectionOnlyForCasesOnRealData) {
   EXPECT_NE(html.find("/data/a&lt;b&gt;"), std::string::npos);
   EXPECT_EQ(html.find("/data/a<b>"), std::string::npos);
   EXPECT_NE(html.find("<td>input-bound</td><td>~8 loader threads needed</td>"), std::string::npos) << html;
-  EXPECT_NE(html.find("<td data-v=\"75\">75%</td>"), std::string::npos) << html;
-  // Headroom = what the loader delivers / what the model consumes: 600 / 150 = 4.
-  EXPECT_NE(html.find("<td>compute-bound</td><td>the loader has 4x headroom; 3 file(s) skipped, first /data/b/x.jpg</td>"),
+  EXPECT_NE(html.find("<td data-v=\"75\">75.0%</td>"), std::string::npos) << html;
+  // Headroom = what the loader delivers / what the model consumes: 600 / 150 = 4 (3 significant figures, as
+  // every figure of the report).
+  EXPECT_NE(html.find("<td>compute-bound</td><td>the loader has 4.00x headroom; 3 file(s) skipped, first /data/b/x.jpg</td>"),
             std::string::npos)
       << html;
   // The page carries the section after the cases table.
