@@ -7,10 +7,10 @@ namespace trainbench {
 namespace {
 
 TEST(CaseDescriptor, RoundTripsEveryField) {
-  for (const std::string d : {"resnet50:b64:fp32:nchw:cpu", "mobilenet_v2:b16:bf16:nhwc:cuda:1",
-                              "vgg16:b32:fp16:nchw:adamw:t4:fwd:cuda", "resnet18:b1:fp32:nchw:momentum:cpu",
-                              "bert:heads=12,layers=2:b8:bf16:nchw:adam:cuda:0", "resnet18:b16:bf16-pure:nhwc:cpu",
-                              "bert:layers=2:b8:fp16-pure:nchw:adamw:cuda:0"}) {
+  for (const std::string d :
+       {"resnet50:b64:fp32:nchw:cpu", "mobilenet_v2:b16:bf16:nhwc:cuda:1", "vgg16:b32:fp16:nchw:adamw:t4:fwd:cuda",
+        "resnet18:b1:fp32:nchw:momentum:cpu", "bert:heads=12,layers=2:b8:bf16:nchw:adam:cuda:0",
+        "resnet18:b16:bf16-pure:nhwc:cpu", "bert:layers=2:b8:fp16-pure:nchw:adamw:cuda:0"}) {
     EXPECT_EQ(parse_case(d).descriptor(), d) << d;
   }
 }
@@ -47,8 +47,8 @@ void expect_error(const std::string& d, const std::string& fragment) {
   } catch (const DescriptorError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("'" + d + "'"), std::string::npos) << msg;  // quotes the whole input
-    EXPECT_NE(msg.find(fragment), std::string::npos) << msg;        // and points at the bad part
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;            // on one line
+    EXPECT_NE(msg.find(fragment), std::string::npos) << msg;       // and points at the bad part
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;           // on one line
   }
 }
 

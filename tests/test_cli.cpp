@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 namespace trainbench {
 namespace {
 
-const std::string kFast = " --warmup 1 --min-steps 2 --min-time 0 --max-time 3 --max-noise 100";  // max-time: room for 2 steps on a loaded machine
+const std::string kFast =
+    " --warmup 1 --min-steps 2 --min-time 0 --max-time 3 --max-noise 100";  // max-time: room for 2 steps on a loaded
+                                                                            // machine
 
 using namespace test;
 
@@ -57,8 +59,11 @@ TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
   const fs::path dir = temp_dir("cli", "oom");
   const fs::path out = dir / "r.json";
   // b512 needs gigabytes of activations; b1 fits in the limit. The OOM case runs first.
-  const CmdResult r = run_trainbench("run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
-                               " --memory-limit 1G" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = run_trainbench(
+      "run --case mobilenet_v2:b512:fp32:nchw:cpu --case mobilenet_v2:b1:fp32:nchw:cpu"
+      " --memory-limit 1G" +
+          kFast + " -o " + out.string(),
+      dir);
   EXPECT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   ASSERT_EQ(f.benchmarks.size(), 2u);
@@ -79,7 +84,8 @@ TEST(Cli, OomUnderMemoryLimitIsADashAndTheSweepGoesOn) {
 TEST(Cli, MeasuredRecordHasEveryNumber) {
   const fs::path dir = temp_dir("cli", "ok");
   const fs::path out = dir / "r.json";
-  const CmdResult r = run_trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
+  const CmdResult r = run_trainbench(
+      "run --model mobilenet_v2 --batch 2 --device cpu --threads 1" + kFast + " -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   ASSERT_EQ(f.benchmarks.size(), 1u);
@@ -103,8 +109,9 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   const fs::path dir = temp_dir("cli", "kill");
   const fs::path out = dir / "r.json";
   const fs::path journal = dir / "r.json.journal";
-  const std::string cases = "run --case mobilenet_v2:b1:fp32:nchw:cpu --case mobilenet_v2:b2:fp32:nchw:cpu"
-                            " --case mobilenet_v2:b3:fp32:nchw:cpu";
+  const std::string cases =
+      "run --case mobilenet_v2:b1:fp32:nchw:cpu --case mobilenet_v2:b2:fp32:nchw:cpu"
+      " --case mobilenet_v2:b3:fp32:nchw:cpu";
   // The runner in the background; kill -9 once the journal holds a finished case.
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -132,8 +139,8 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   EXPECT_EQ(j.records[0].status, Status::ok);
 
   // The same plan as the killed run (its cases and settings): --resume refuses another one.
-  const CmdResult r = run_trainbench(cases + " --resume --warmup 1 --min-steps 3 --min-time 0 --max-time 1 --max-noise 0 -o " +
-                                     out.string(), dir);
+  const CmdResult r = run_trainbench(
+      cases + " --resume --warmup 1 --min-steps 3 --min-time 0 --max-time 1 --max-noise 0 -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("already measured"), std::string::npos) << r.err;
   const ResultsFile f = read_results(out.string());
@@ -155,9 +162,9 @@ TEST(Cli, ListShowsEveryModelWithItsParameterCount) {
   const CacheDirScope cache(dir / "cache");
   const CmdResult r = run_trainbench("list", dir);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* m : {"alexnet", "vgg11", "vgg16", "vgg19", "googlenet", "inception3", "inception4", "resnet18",
-                        "resnet34", "resnet50", "resnet101", "resnet152", "resnet50_v2", "mobilenet_v1",
-                        "mobilenet_v2", "densenet121"}) {
+  for (const char* m :
+       {"alexnet", "vgg11", "vgg16", "vgg19", "googlenet", "inception3", "inception4", "resnet18", "resnet34",
+        "resnet50", "resnet101", "resnet152", "resnet50_v2", "mobilenet_v1", "mobilenet_v2", "densenet121"}) {
     EXPECT_NE(r.out.find(std::string("\n") + m + " "), std::string::npos) << m;
   }
   EXPECT_NE(r.out.find("25,557,032"), std::string::npos);  // resnet50

@@ -45,15 +45,13 @@ TEST(CliFlags, ASharedFlagHasOneHelpTextInEverySubcommand) {
     std::string flag;
     std::vector<std::string> subcommands;
   };
-  for (const Shared& s : {Shared{"--precision", {"run", "maxbatch", "memory"}},
-                          Shared{"--layout", {"run", "maxbatch", "memory"}},
-                          Shared{"--optimizer", {"run", "maxbatch", "memory"}},
-                          Shared{"--set", {"run", "maxbatch", "memory"}},
-                          Shared{"--forward-only", {"run", "maxbatch", "memory"}},
-                          Shared{"--input", {"run", "maxbatch", "memory", "explain"}},
-                          Shared{"--threads", {"op", "peak", "explain"}},
-                          Shared{"--data-transfer", {"run", "explain"}},
-                          Shared{"--max-noise", {"run", "maxbatch", "memory", "explain"}}}) {
+  for (const Shared& s :
+       {Shared{"--precision", {"run", "maxbatch", "memory"}}, Shared{"--layout", {"run", "maxbatch", "memory"}},
+        Shared{"--optimizer", {"run", "maxbatch", "memory"}}, Shared{"--set", {"run", "maxbatch", "memory"}},
+        Shared{"--forward-only", {"run", "maxbatch", "memory"}},
+        Shared{"--input", {"run", "maxbatch", "memory", "explain"}}, Shared{"--threads", {"op", "peak", "explain"}},
+        Shared{"--data-transfer", {"run", "explain"}},
+        Shared{"--max-noise", {"run", "maxbatch", "memory", "explain"}}}) {
     const std::string first = help_line(s.subcommands.front(), s.flag, dir);
     ASSERT_FALSE(first.empty()) << s.flag << " is not in " << s.subcommands.front() << " --help";
     for (const auto& sub : s.subcommands) EXPECT_EQ(help_line(sub, s.flag, dir), first) << s.flag << " in " << sub;

@@ -16,8 +16,10 @@ using namespace test;
 
 TEST(CliOps, OpTimesEachPhaseAndWritesItsResults) {
   const auto dir = temp_dir("cli_ops", "op");
-  const auto r = run_trainbench("op conv:mb2ic8ih8oc8kh3ph1g8 gemm:m16n16k16 --layout nchw,nhwc --min-time 0 --max-time 0.5 -o " +
-                                    (dir / "op.json").string(), dir);
+  const auto r =
+      run_trainbench("op conv:mb2ic8ih8oc8kh3ph1g8 gemm:m16n16k16 --layout nchw,nhwc --min-time 0 --max-time 0.5 -o " +
+                         (dir / "op.json").string(),
+                     dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("depthwise conv 3x3 g=8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("bwd_weights"), std::string::npos);
@@ -33,9 +35,10 @@ TEST(CliOps, OpTimesEachPhaseAndWritesItsResults) {
 
 TEST(CliOps, BadOpInputIsOneLineAndExitTwo) {
   const auto dir = temp_dir("cli_ops", "bad");
-  for (const std::string args : {"op conv:mb2ic8ih8oc8kh3g3", "op conv:mb2ic8 --precision fp64", "op gemm:m1n1k1 --precision fp64",
-                                 "explain --model nosuch --batch 2", "explain --model convnet --batch 2 --set depth=1,2",
-                                 "peak --precision int8", "op gemm:m1n1k1 --device tpu"}) {
+  for (const std::string args :
+       {"op conv:mb2ic8ih8oc8kh3g3", "op conv:mb2ic8 --precision fp64", "op gemm:m1n1k1 --precision fp64",
+        "explain --model nosuch --batch 2", "explain --model convnet --batch 2 --set depth=1,2",
+        "peak --precision int8", "op gemm:m1n1k1 --device tpu"}) {
     const auto r = run_trainbench(args, dir);
     EXPECT_TRUE(refused(r, {})) << args;
   }
@@ -47,8 +50,11 @@ TEST(CliOps, BadOpInputIsOneLineAndExitTwo) {
 TEST(CliOps, PeakIsCachedAndRunsShowPercentOfIt) {
   const auto dir = temp_dir("cli_ops", "peak");
   const std::string env = "TRAINBENCH_CACHE_DIR=" + (dir / "cache").string() + " ";
-  const auto none = run_trainbench("run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 --threads 1 "
-                                   "--min-time 0 --min-steps 2 -f json -o " + (dir / "before.json").string(), dir);
+  const auto none = run_trainbench(
+      "run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 --threads 1 "
+      "--min-time 0 --min-steps 2 -f json -o " +
+          (dir / "before.json").string(),
+      dir);
   ASSERT_EQ(none.code, 0) << none.err;
   EXPECT_TRUE(std::isnan(read_results((dir / "before.json").string()).benchmarks[0].percent_of_peak));
 
@@ -60,8 +66,10 @@ TEST(CliOps, PeakIsCachedAndRunsShowPercentOfIt) {
   ASSERT_TRUE(p.context.peak);
   ASSERT_GT(p.context.peak->peak_for("fp32"), 0.0);
 
-  const int run = shell(env + TRAINBENCH_EXE + " run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 "
-                        "--threads 1 --min-time 0 --min-steps 2 -o " + (dir / "after.json").string() + " > /dev/null 2>&1");
+  const int run = shell(env + TRAINBENCH_EXE +
+                        " run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 "
+                        "--threads 1 --min-time 0 --min-steps 2 -o " +
+                        (dir / "after.json").string() + " > /dev/null 2>&1");
   ASSERT_EQ(run, 0);
   const ResultsFile after = read_results((dir / "after.json").string());
   ASSERT_TRUE(after.context.peak);
@@ -71,9 +79,11 @@ TEST(CliOps, PeakIsCachedAndRunsShowPercentOfIt) {
 
 TEST(CliOps, ExplainWritesTheStepAndItsLayers) {
   const auto dir = temp_dir("cli_ops", "explain");
-  const auto r = run_trainbench("explain --model convnet --set variant=separable --set channels=8 --set depth=2 --set image=8 "
-                                "--batch 2 --threads 1 --op-time 0 --min-time 0 --min-steps 2 -o " + (dir / "ex.json").string(),
-                                dir);
+  const auto r = run_trainbench(
+      "explain --model convnet --set variant=separable --set channels=8 --set depth=2 --set image=8 "
+      "--batch 2 --threads 1 --op-time 0 --min-time 0 --min-steps 2 -o " +
+          (dir / "ex.json").string(),
+      dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("step "), std::string::npos);
   EXPECT_NE(r.out.find("depthwise conv 3x3 g=8"), std::string::npos) << r.out;
@@ -87,7 +97,8 @@ TEST(CliOps, ExplainWritesTheStepAndItsLayers) {
   // Read back from the file: other = the step record's median less count x (fwd + bwd-data + bwd-weights)
   // of every layer, summed here from the layers' own fields.
   double layers = 0.0;
-  for (const auto& l : f.explain->layers) layers += static_cast<double>(l.count) * (l.fwd_s + l.bwd_data_s + l.bwd_weights_s);
+  for (const auto& l : f.explain->layers)
+    layers += static_cast<double>(l.count) * (l.fwd_s + l.bwd_data_s + l.bwd_weights_s);
   EXPECT_NEAR(f.explain->other_time_s, f.benchmarks[0].step_time_s.median - layers, 1e-9);
 }
 

@@ -154,7 +154,8 @@ TEST(CompareCli, PrintsEveryFormat) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(count_lines(r.out), 1 + 7 + 2);
 
-  r = run_trainbench("compare " + kBase + " " + kOther + " " + kOther + " --format json -o " + (dir / "c.json").string(), dir);
+  r = run_trainbench(
+      "compare " + kBase + " " + kOther + " " + kOther + " --format json -o " + (dir / "c.json").string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(slurp(dir / "c.json"));
   ASSERT_EQ(j["comparisons"].size(), 2u);  // one per OTHER
@@ -169,8 +170,9 @@ void expect_bad_file(const std::string& subcommand, const std::string& content, 
   const fs::path dir = temp_dir("compare", "bad");
   const fs::path bad = dir / "bad_results.json";
   if (create) std::ofstream(bad) << content;
-  const std::string args = subcommand == "compare" ? "compare " + kBase + " " + bad.string()
-                                                   : "report " + kBase + " " + bad.string() + " -o " + (dir / "r.html").string();
+  const std::string args = subcommand == "compare"
+                               ? "compare " + kBase + " " + bad.string()
+                               : "report " + kBase + " " + bad.string() + " -o " + (dir / "r.html").string();
   const CmdResult r = run_trainbench(args, dir);
   EXPECT_TRUE(refused(r, {bad.string()})) << what;
   EXPECT_TRUE(r.out.empty()) << what;

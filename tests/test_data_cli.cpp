@@ -86,7 +86,8 @@ TEST(DataCli, TheLoaderAloneOnATokenFile) {
       out.write(reinterpret_cast<const char*>(&id), 2);
     }
   }
-  CmdResult r = run_trainbench("data --data " + tokens.string() + " --batch 4 --seq 16 --loader-threads 1,2 --epochs 2", dir);
+  CmdResult r =
+      run_trainbench("data --data " + tokens.string() + " --batch 4 --seq 16 --loader-threads 1,2 --epochs 2", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("windows/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("4096 tokens of uint16"), std::string::npos) << r.out;

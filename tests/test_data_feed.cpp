@@ -168,7 +168,8 @@ TEST(DataTransfer, Uint8NormalizedOnTheDeviceMatchesTheFloatPathWithinRounding) 
       auto as_tensor = [&](torch::Tensor t) {
         return channels_last ? t.view({1, out, out, 3}).permute({0, 3, 1, 2}) : t.view({1, 3, out, out});
       };
-      const torch::Tensor reference = as_tensor(torch::from_blob(f.data(), {static_cast<int64_t>(f.size())}, torch::kFloat));
+      const torch::Tensor reference =
+          as_tensor(torch::from_blob(f.data(), {static_cast<int64_t>(f.size())}, torch::kFloat));
       const torch::Tensor bytes = as_tensor(torch::from_blob(u.data(), {static_cast<int64_t>(u.size())}, torch::kByte));
       const torch::Tensor normalized = data::normalize_pixels(bytes, torch::kFloat);
       EXPECT_EQ(normalized.is_contiguous(at::MemoryFormat::ChannelsLast), channels_last);

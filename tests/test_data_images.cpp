@@ -32,7 +32,7 @@ TEST(ImageFolderScan, ClassesSortedLabelsByClassJpegAndPngOfAnyCase) {
   test::write_jpeg(d / "Bee" / "x.jpg", 8, 8, 5);
   test::write_bytes(d / "ant" / "notes.txt", {'h', 'i'});
   test::write_bytes(d / "ant" / "pic.png", {0x89, 'P', 'N', 'G'});  // listed by name; decoding is the loader's
-  test::write_jpeg(d / "loose.jpg", 8, 8, 6);  // a file at the root is no class: ignored
+  test::write_jpeg(d / "loose.jpg", 8, 8, 6);                       // a file at the root is no class: ignored
   const ImageFolder f = scan_image_folder(d.string());
   // Byte order, as Python's sorted(): upper case before lower case.
   EXPECT_EQ(f.classes, (std::vector<std::string>{"Bee", "ant", "zebra"}));
@@ -163,7 +163,8 @@ TEST(Augment, RandomResizedCropStaysInsideWithinScaleAndRatio) {
 // A folder of `n` 40x30 JPEGs in `classes` classes.
 ImageFolder make_folder(const fs::path& d, int n, int classes) {
   for (int i = 0; i < n; ++i) {
-    test::write_jpeg(d / ("c" + std::to_string(i % classes)) / ("img" + std::to_string(i) + ".jpg"), 40, 30, i * 7 % 256);
+    test::write_jpeg(d / ("c" + std::to_string(i % classes)) / ("img" + std::to_string(i) + ".jpg"), 40, 30,
+                     i * 7 % 256);
   }
   return scan_image_folder(d.string());
 }

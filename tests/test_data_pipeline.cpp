@@ -264,9 +264,9 @@ TEST(DataRecord, RoundTripsAndOldFilesReadWithoutIt) {
 }
 
 TEST(DataDescriptor, DataFieldsRoundTripAndNeedAPath) {
-  for (const std::string s : {"resnet18:b4:fp32:nchw:data=/data/train:cpu",
-                              "resnet18:b4:fp32:nchw:t2:data=/data/a%2Cb%3Dc:loader=4:cpu",
-                              "bert:layers=2:b8:fp32:nchw:data=/t/tok.bin:data-dtype=uint32:loader=1:cpu"}) {
+  for (const std::string s :
+       {"resnet18:b4:fp32:nchw:data=/data/train:cpu", "resnet18:b4:fp32:nchw:t2:data=/data/a%2Cb%3Dc:loader=4:cpu",
+        "bert:layers=2:b8:fp32:nchw:data=/t/tok.bin:data-dtype=uint32:loader=1:cpu"}) {
     EXPECT_EQ(parse_case(s).descriptor(), s);
   }
   const Case c = parse_case("bilstm:b8:fp32:nchw:loader=3:data=/t/x.bin:cpu");

@@ -20,9 +20,9 @@ namespace {
 // ---------------------------------------------------------------- allreduce:SIZE
 
 TEST(DistAllreduceDescriptor, PrintParseRoundTrips) {
-  for (const std::string s : {"allreduce:100K", "allreduce:3097600", "allreduce:4194304", "allreduce:6553600",
-                              "allreduce:16777217", "allreduce:38360K", "allreduce:64.5M", "allreduce:1",
-                              "allreduce:2M", "allreduce:1.5M", "allreduce:999"}) {
+  for (const std::string s :
+       {"allreduce:100K", "allreduce:3097600", "allreduce:4194304", "allreduce:6553600", "allreduce:16777217",
+        "allreduce:38360K", "allreduce:64.5M", "allreduce:1", "allreduce:2M", "allreduce:1.5M", "allreduce:999"}) {
     EXPECT_EQ(dist::parse_allreduce(s).descriptor(), s);
   }
   for (int64_t n : dist::deepbench_allreduce_sizes()) {
@@ -72,8 +72,12 @@ void expect_env_error(const std::map<std::string, std::string>& vars, const std:
 }
 
 TEST(DistEnv, ReadsTorchrunVariables) {
-  const auto e = env_of({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "4"},
-                         {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"}});
+  const auto e = env_of({{"RANK", "5"},
+                         {"WORLD_SIZE", "8"},
+                         {"LOCAL_RANK", "1"},
+                         {"LOCAL_WORLD_SIZE", "4"},
+                         {"MASTER_ADDR", "10.0.0.1"},
+                         {"MASTER_PORT", "29500"}});
   EXPECT_EQ(e.rank, 5);
   EXPECT_EQ(e.world_size, 8);
   EXPECT_EQ(e.local_rank, 1);
@@ -128,7 +132,8 @@ torch::nn::Sequential tiny_model() {
 double checksum(torch::nn::Module& m) {
   double s = 0.0;
   int64_t k = 1;
-  for (const auto& p : m.parameters()) s += (p.to(torch::kDouble).flatten() * static_cast<double>(k++)).sum().item<double>();
+  for (const auto& p : m.parameters())
+    s += (p.to(torch::kDouble).flatten() * static_cast<double>(k++)).sum().item<double>();
   return s;
 }
 
@@ -213,9 +218,7 @@ void run_two_ranks(int64_t bucket_bytes) {
   EXPECT_NEAR(sums[0], checksum(*reference), 1e-4 * std::max(1.0, std::abs(sums[0])));
 }
 
-TEST(DistGradients, TwoRanksEqualOneStepOnTheConcatenatedBatchOneBucket) {
-  run_two_ranks(dist::kDefaultBucketBytes);
-}
+TEST(DistGradients, TwoRanksEqualOneStepOnTheConcatenatedBatchOneBucket) { run_two_ranks(dist::kDefaultBucketBytes); }
 
 TEST(DistGradients, TwoRanksEqualOneStepOnTheConcatenatedBatchManyBuckets) {
   run_two_ranks(64);  // smaller than any parameter: one bucket each, launched in order while backward runs

@@ -34,8 +34,8 @@ CmdResult run_with_env(const std::string& env, const std::string& args, const fs
 TEST(DistCli, TwoWorkersTrainAndReportScaling) {
   const fs::path dir = temp_dir("dist", "two");
   const fs::path out = dir / "r.json";
-  const CmdResult r = run_trainbench("launch --nproc 2 -- run" + kTiny + " --dist --dist-timeout 60" + kFast +
-                                         " -o " + out.string(), dir);
+  const CmdResult r = run_trainbench(
+      "launch --nproc 2 -- run" + kTiny + " --dist --dist-timeout 60" + kFast + " -o " + out.string(), dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   EXPECT_EQ(f.context.world_size, 2);
@@ -148,11 +148,12 @@ TEST(DistCli, BadTorchrunVariablesAreOneLineAndExitTwo) {
   struct Bad {
     std::string env, fragment;
   };
-  for (const Bad& b : {Bad{"", "--dist needs WORLD_SIZE"},
-                       Bad{"RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1", "--dist needs MASTER_PORT"},
-                       Bad{"RANK=x WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", "RANK='x' is not a number"},
-                       Bad{"RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", "RANK=2 is not below WORLD_SIZE=2"},
-                       Bad{"RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=99999", "MASTER_PORT=99999"}}) {
+  for (const Bad& b :
+       {Bad{"", "--dist needs WORLD_SIZE"},
+        Bad{"RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1", "--dist needs MASTER_PORT"},
+        Bad{"RANK=x WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", "RANK='x' is not a number"},
+        Bad{"RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", "RANK=2 is not below WORLD_SIZE=2"},
+        Bad{"RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=99999", "MASTER_PORT=99999"}}) {
     const CmdResult r = run_with_env(b.env, args, dir);
     EXPECT_TRUE(refused(r, {b.fragment})) << b.env;
     EXPECT_FALSE(fs::exists(dir / "r.json"));
@@ -169,9 +170,8 @@ TEST(DistCli, BadTorchrunVariablesAreOneLineAndExitTwo) {
 
 TEST(DistCli, AllreduceBandwidthOverLoopback) {
   const fs::path dir = temp_dir("dist", "allreduce");
-  const CmdResult r = run_trainbench(
-      "launch --nproc 2 -- op allreduce:100K allreduce:1M --min-time 0 --max-time 1",
-      dir);
+  const CmdResult r =
+      run_trainbench("launch --nproc 2 -- op allreduce:100K allreduce:1M --min-time 0 --max-time 1", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("allreduce:100K"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("allreduce:1M"), std::string::npos) << r.out;

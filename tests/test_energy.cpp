@@ -103,10 +103,11 @@ std::function<double()> clock_at(std::deque<double> times) {
 
 TEST(EnergyMeter, FiguresOverTheWindowBetweenStartAndStop) {
   // 1,000,000 mJ -> 1,250,000 mJ = 250 J from 10 s to 12.5 s: 100 W; over 500 samples, 0.5 J each.
-  EnergyMeter m(std::make_unique<ScriptedCounter>(std::vector<uint64_t>{0}, 1e-3,
-                                                  std::deque<std::optional<std::vector<uint64_t>>>{
-                                                      std::vector<uint64_t>{1'000'000}, std::vector<uint64_t>{1'250'000}}),
-                clock_at({10.0, 12.5}));
+  EnergyMeter m(
+      std::make_unique<ScriptedCounter>(std::vector<uint64_t>{0}, 1e-3,
+                                        std::deque<std::optional<std::vector<uint64_t>>>{
+                                            std::vector<uint64_t>{1'000'000}, std::vector<uint64_t>{1'250'000}}),
+      clock_at({10.0, 12.5}));
   ASSERT_TRUE(m.available());
   EXPECT_FALSE(m.figures(500).has_value()) << "no window yet";
   m.start();
@@ -197,12 +198,12 @@ TEST(RaplCounter, SumsThePackagesAndNothingElse) {
   FakePowercap pc;
   constexpr uint64_t kRange = 262'143'328'850;
   pc.zone("intel-rapl:0", "package-0", 10'000'000, kRange);
-  pc.zone("intel-rapl:0:0", "core", 7'000'000, kRange);       // inside package 0
-  pc.zone("intel-rapl:0:1", "dram", 3'000'000, kRange);       // memory, not the package
+  pc.zone("intel-rapl:0:0", "core", 7'000'000, kRange);  // inside package 0
+  pc.zone("intel-rapl:0:1", "dram", 3'000'000, kRange);  // memory, not the package
   pc.zone("intel-rapl:1", "package-1", kRange - 1'000'000, kRange);
-  pc.zone("intel-rapl:2", "psys", 90'000'000, kRange);        // the whole platform
+  pc.zone("intel-rapl:2", "psys", 90'000'000, kRange);            // the whole platform
   pc.zone("intel-rapl-mmio:0", "package-0", 10'000'000, kRange);  // package 0 again, over MMIO
-  fs::create_directories(fs::path(pc.path()) / "intel-rapl");    // the control type: no zone
+  fs::create_directories(fs::path(pc.path()) / "intel-rapl");     // the control type: no zone
 
   auto counter = rapl_energy_counter(pc.path());
   ASSERT_NE(counter, nullptr);

@@ -76,7 +76,8 @@ WorkloadOptions tiny(Params extra = {}, int64_t batch = 2) {
 TEST(Gpt, TinyFlopsAndModelFlopsByFormula) {
   const int64_t l = 2, h = 32, v = 50, t = 8, p = 16, batch = 2;
   auto w = make_workload(tiny({}, batch));
-  const double forward = batch * (l * (2.0 * t * h * (3 * h + h + 4 * h + 4 * h) + 2 * 2.0 * t * t * h) + 2.0 * t * h * v);
+  const double forward =
+      batch * (l * (2.0 * t * h * (3 * h + h + 4 * h + 4 * h) + 2 * 2.0 * t * t * h) + 2.0 * t * h * v);
   EXPECT_DOUBLE_EQ(w->step_flops().forward, forward);
   EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
   EXPECT_EQ(w->parameters(), gpt2_parameters(v, p, h, l));
@@ -90,7 +91,8 @@ TEST(Gpt, TinyFlopsAndModelFlopsByFormula) {
   EXPECT_DOUBLE_EQ(c->model_flops_per_step(), w->model_flops_per_step());
   EXPECT_DOUBLE_EQ(c->flops_per_step(), w->flops_per_step());
   const double blocks = static_cast<double>(l * (12 * h * h + 13 * h));
-  EXPECT_DOUBLE_EQ(c->hardware_flops_per_step(), w->model_flops_per_step() + batch * t * (2.0 * blocks + 4.0 * l * h * t));
+  EXPECT_DOUBLE_EQ(c->hardware_flops_per_step(),
+                   w->model_flops_per_step() + batch * t * (2.0 * blocks + 4.0 * l * h * t));
 
   // Forward only: 2 N + 4 L H T per token.
   auto o = tiny({}, batch);
@@ -131,8 +133,8 @@ TEST(Gpt, Bf16AndForwardOnlyRun) {
 // position's output unchanged, and changes the last one's.
 // A uint16 token file of `n` ids, the i-th being id(i).
 std::filesystem::path token_file(const std::string& name, int n, uint16_t (*id)(int)) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("trainbench_gpt_" + name + "_" + std::to_string(getpid()) + ".bin");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("trainbench_gpt_" + name + "_" + std::to_string(getpid()) + ".bin");
   std::ofstream out(path, std::ios::binary);
   for (int i = 0; i < n; ++i) {
     const uint16_t v = id(i);
@@ -228,7 +230,12 @@ TEST(GptCheckpoint, NoGradIsAPlainCall) {
   int calls = 0;
   const auto x = torch::randn({3}, torch::requires_grad());
   torch::NoGradGuard no_grad;
-  const auto y = models::checkpoint([&](const torch::Tensor& in) { ++calls; return in * 2; }, x);
+  const auto y = models::checkpoint(
+      [&](const torch::Tensor& in) {
+        ++calls;
+        return in * 2;
+      },
+      x);
   EXPECT_EQ(calls, 1);
   EXPECT_FALSE(y.requires_grad());
 }
@@ -287,9 +294,9 @@ TEST(Gpt, SizesAndParameterChecks) {
   for (const char* size : {"small", "medium", "large", "xl"}) EXPECT_NO_THROW(canonical_params(*w, {{"size", size}}));
   const std::vector<Params> bad = {
       {{"size", "huge"}},
-      {{"seq", "2048"}},                       // > max_pos 1024
-      {{"hidden", "100"}, {"heads", "3"}},     // heads must divide hidden
-      {{"size", "xl"}, {"heads", "7"}},        // 1600 / 7
+      {{"seq", "2048"}},                    // > max_pos 1024
+      {{"hidden", "100"}, {"heads", "3"}},  // heads must divide hidden
+      {{"size", "xl"}, {"heads", "7"}},     // 1600 / 7
       {{"dropout", "1.5"}},
       {{"dropout", "x"}},
       {{"checkpoint", "2"}},

@@ -222,9 +222,7 @@ TEST(ClockReader, CpuHasNoClock) {
 
 // ---- warm-up -------------------------------------------------------------------------------------
 
-bool warm_done(const WarmupRule& r, const std::vector<double>& s, double elapsed = 0.0) {
-  return r.done({s, elapsed});
-}
+bool warm_done(const WarmupRule& r, const std::vector<double>& s, double elapsed = 0.0) { return r.done({s, elapsed}); }
 
 TEST(WarmupRule, FixedRunsExactlyTheSteps) {
   EXPECT_TRUE(warm_done(WarmupRule::fixed(0), {}));
@@ -293,7 +291,8 @@ TEST(GpuContext, OldContextsWithoutGpuFieldsLoad) {
   auto j = to_json(c);
   EXPECT_EQ(context_from_json(j).gpu_arch, std::optional<std::string>("sm_90"));
   EXPECT_EQ(context_from_json(j).gpu_count, std::optional<int>(8));
-  for (const char* k : {"gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version", "gpu_runtime_version"}) j.erase(k);
+  for (const char* k : {"gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version", "gpu_runtime_version"})
+    j.erase(k);
   const Context old = context_from_json(j);
   EXPECT_FALSE(old.gpu_count.has_value());
   EXPECT_FALSE(old.gpu_arch.has_value());
@@ -397,12 +396,14 @@ TEST(GpuMeasure, OutOfMemoryMessagesAreOom) {
 TEST(GpuCli, Tf32FlagIsCheckedAndCarriedToTheChild) {
   namespace fs = std::filesystem;
   const fs::path dir = test::temp_dir("gpu", "tf32");
-  const auto bad = test::run_trainbench("run --case convnet:b2:fp32:nchw:cpu --tf32 maybe -o " + (dir / "x.json").string(), dir);
+  const auto bad =
+      test::run_trainbench("run --case convnet:b2:fp32:nchw:cpu --tf32 maybe -o " + (dir / "x.json").string(), dir);
   EXPECT_EQ(bad.code, 2) << bad.err;
   EXPECT_NE(bad.err.find("--tf32"), std::string::npos) << bad.err;
   const auto ok = test::run_trainbench(
       "run --case convnet:channels=4,depth=2,image=8:b2:bf16-pure:nchw:cpu --tf32 on --warmup 1 --min-steps 2 "
-      "--min-time 0 --max-time 1 -o " + (dir / "r.json").string(),
+      "--min-time 0 --max-time 1 -o " +
+          (dir / "r.json").string(),
       dir);
   ASSERT_EQ(ok.code, 0) << ok.err;
   const ResultsFile f = read_results((dir / "r.json").string());

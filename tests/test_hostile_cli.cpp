@@ -31,7 +31,8 @@ CmdResult run_limited(const std::string& args, const fs::path& dir, int seconds 
 }
 
 // Exit 2 and one line on stderr holding every fragment.
-void expect_refused(const std::string& args, const std::vector<std::string>& fragments, const std::string& name = "bad") {
+void expect_refused(const std::string& args, const std::vector<std::string>& fragments,
+                    const std::string& name = "bad") {
   const fs::path dir = temp_dir("hostile_cli", name);
   EXPECT_TRUE(refused(run_limited(args, dir, 30), fragments)) << args;
 }
@@ -73,7 +74,8 @@ TEST(HostileCli, SuiteErrorsPointAtTheLineOfTheKey) {
   expect_refused("run --suite " + (dir / "s.toml").string(), {(dir / "s.toml").string() + ":4:", "fp64"});
   std::ofstream(dir / "t.toml") << "[[group]]\nmodel = \"bert\"\nbatch = 1\n\nset = { hidden = 100 }\n";
   expect_refused("run --suite " + (dir / "t.toml").string(), {(dir / "t.toml").string() + ":5:", "heads"});
-  std::ofstream(dir / "u.toml") << "[settings]\nwarmup = 1\nmax_time = nan\n[[group]]\nmodel = \"convnet\"\nbatch = 1\n";
+  std::ofstream(dir / "u.toml")
+      << "[settings]\nwarmup = 1\nmax_time = nan\n[[group]]\nmodel = \"convnet\"\nbatch = 1\n";
   expect_refused("run --suite " + (dir / "u.toml").string(), {(dir / "u.toml").string() + ":3: max_time: nan"});
 }
 
@@ -97,7 +99,8 @@ TEST(HostileCli, SettingsFlagsApplyToSuiteCases) {
   std::ofstream(dir / "s.toml") << "[[group]]\nmodel = \"convnet\"\nbatch = 1\nthreads = 2\n"
                                    "set = { channels = 8, depth = 1, image = 8 }\n[group.cpu]\nthreads = 3\n";
   const CmdResult r = run_limited("run --suite " + (dir / "s.toml").string() + " --device cpu --threads 1" + kFast +
-                                      " -o " + (dir / "r.json").string(), dir, 120);
+                                      " -o " + (dir / "r.json").string(),
+                                  dir, 120);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results((dir / "r.json").string());
   ASSERT_EQ(f.benchmarks.size(), 1u);
@@ -119,14 +122,16 @@ TEST(HostileCli, InputsThatAreNotRegularFilesAreRefusedWithoutHanging) {
   // A FIFO where the journal goes: refused naming -o.
   const fs::path out = dir / "out.json";
   ASSERT_EQ(mkfifo((dir / "out.json.journal").c_str(), 0600), 0);
-  expect_refused("run --case " + kTiny + " --resume -o " + out.string(), {"-o '" + out.string() + "'", "is not a regular file"});
+  expect_refused("run --case " + kTiny + " --resume -o " + out.string(),
+                 {"-o '" + out.string() + "'", "is not a regular file"});
 }
 
 TEST(HostileCli, AnOutputThatIsAnInputIsRefused) {
   const fs::path dir = temp_dir("hostile_cli", "same");
   fs::copy_file(std::string(TRAINBENCH_TEST_DATA) + "/results_v1.json", dir / "a.json");
   const std::string before = slurp(dir / "a.json");
-  expect_refused("report " + (dir / "a.json").string() + " -o " + (dir / "a.json").string(), {"same file as the input"});
+  expect_refused("report " + (dir / "a.json").string() + " -o " + (dir / "a.json").string(),
+                 {"same file as the input"});
   expect_refused("compare " + (dir / "a.json").string() + " " + (dir / "a.json").string() + " -o " +
                      (dir / "." / "a.json").string(),
                  {"same file as the input"});
@@ -143,7 +148,8 @@ TEST(HostileCli, ResultsFilesWithImpossibleValuesNameTheFileAndField) {
   text.insert(at + 14, "-");
   std::ofstream(dir / "neg.json") << text;
   const std::string good = std::string(TRAINBENCH_TEST_DATA) + "/results_v1.json";
-  expect_refused("compare " + (dir / "neg.json").string() + " " + good, {(dir / "neg.json").string(), "\"batch_size\""});
+  expect_refused("compare " + (dir / "neg.json").string() + " " + good,
+                 {(dir / "neg.json").string(), "\"batch_size\""});
 }
 
 // A run that stays busy: one case measured for 20 s.
@@ -222,7 +228,8 @@ TEST(HostileCli, ResumeWithADifferentPlanIsRefusedUnlessForced) {
   const std::string other = "convnet:channels=8,depth=1,image=8:b2:fp32:nchw:cpu";
   const std::string args = "run --case " + kTiny + " --case " + other + kFast + " --resume -o " + out.string();
   const CmdResult r = run_limited(args, dir, 60);
-  EXPECT_TRUE(refused(r, {"different plan", "--max-time was 99, now 5", "1 case(s) only in this plan (" + other + ")"}));
+  EXPECT_TRUE(
+      refused(r, {"different plan", "--max-time was 99, now 5", "1 case(s) only in this plan (" + other + ")"}));
   EXPECT_FALSE(fs::exists(out));
 
   const CmdResult forced = run_limited(args + " --force", dir, 120);
@@ -235,7 +242,8 @@ TEST(HostileCli, ResumeWithADifferentPlanIsRefusedUnlessForced) {
   EXPECT_EQ(f.benchmarks[1].status, Status::ok) << f.benchmarks[1].error;
   ASSERT_TRUE(f.context.resume_note.has_value());
   EXPECT_NE(f.context.resume_note->find("--max-time was 99"), std::string::npos) << *f.context.resume_note;
-  expect_refused("run --case " + kTiny + " --force -o " + (dir / "z.json").string(), {"--force only goes with --resume"});
+  expect_refused("run --case " + kTiny + " --force -o " + (dir / "z.json").string(),
+                 {"--force only goes with --resume"});
 }
 
 TEST(HostileCli, AFreshRunKeepsAnInterruptedRunsJournal) {

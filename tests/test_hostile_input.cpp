@@ -35,7 +35,8 @@ using test::temp_dir;
 // ---------------------------------------------------------------- numbers
 
 TEST(ValueRules, NonFiniteNumbersAreRefusedByEveryRule) {
-  for (const NumberRule& r : {kSecondsPositive, kSeconds, kNoisePercent, kStepCount, kWarmupSteps, kThreadCount, kBucketMiB}) {
+  for (const NumberRule& r :
+       {kSecondsPositive, kSeconds, kNoisePercent, kStepCount, kWarmupSteps, kThreadCount, kBucketMiB}) {
     for (const char* bad : {"nan", "NaN", "inf", "-inf", "infinity", "1e999"}) {
       const std::string why = number_text_problem(bad, r);
       EXPECT_NE(why.find("must be a finite number"), std::string::npos) << bad << ": " << why;
@@ -85,7 +86,8 @@ void expect_suite_error(const std::string& text, const std::string& where, const
 
 TEST(ValueRules, SuiteSettingsGetTheFlagsRulesWithFileAndLine) {
   const std::string group = "\n[[group]]\nmodel = \"resnet18\"\nbatch = 1\n";
-  expect_suite_error("[settings]\nmin_steps = 2\nmax_time = nan\n" + group, "3:", "max_time: nan must be a finite number");
+  expect_suite_error("[settings]\nmin_steps = 2\nmax_time = nan\n" + group,
+                     "3:", "max_time: nan must be a finite number");
   expect_suite_error("[settings]\nmax_noise = inf\n" + group, "2:", "max_noise: inf must be a finite number");
   expect_suite_error("[settings]\ntimeout = -5.0\n" + group, "2:", "must be between 0 and 1000000");
   expect_suite_error("[settings]\nmin_time = 10.0\nmax_time = 5.0\n" + group, "2:", "min_time 10 is above max_time 5");
@@ -243,7 +245,8 @@ TEST(PeakCache, NoHomeMeansNoCacheAndForeignFilesAreIgnored) {
   const char* saved_home = std::getenv("HOME");
   const char* saved_xdg = std::getenv("XDG_CACHE_HOME");
   const char* saved_dir = std::getenv("TRAINBENCH_CACHE_DIR");
-  const std::string home = saved_home ? saved_home : "", xdg = saved_xdg ? saved_xdg : "", dir = saved_dir ? saved_dir : "";
+  const std::string home = saved_home ? saved_home : "", xdg = saved_xdg ? saved_xdg : "",
+                    dir = saved_dir ? saved_dir : "";
   unsetenv("HOME");
   unsetenv("XDG_CACHE_HOME");
   unsetenv("TRAINBENCH_CACHE_DIR");
@@ -270,7 +273,10 @@ TEST(PeakCache, NoHomeMeansNoCacheAndForeignFilesAreIgnored) {
     fs::create_symlink("/etc/passwd", d / "peak.json");  // root's: not ours
   }
   EXPECT_FALSE(find_cached_peak("cpu", "x", 1, "1.13").has_value());
-  if (saved_dir) setenv("TRAINBENCH_CACHE_DIR", dir.c_str(), 1); else unsetenv("TRAINBENCH_CACHE_DIR");
+  if (saved_dir)
+    setenv("TRAINBENCH_CACHE_DIR", dir.c_str(), 1);
+  else
+    unsetenv("TRAINBENCH_CACHE_DIR");
 }
 
 // ---------------------------------------------------------------- descriptors and the command line
@@ -286,9 +292,12 @@ void expect_descriptor_error(const std::string& d, const std::string& fragment) 
 }
 
 TEST(Descriptors, RepeatedOrConflictingFieldsAreRefusedWithTheirColumn) {
-  expect_descriptor_error("resnet18:b8:b16:fp32:cpu", "'b16' repeats the batch (already 'b8' at column 10) (at column 13)");
-  expect_descriptor_error("resnet18:b8:nchw:nhwc:cpu", "'nhwc' repeats the layout (already 'nchw' at column 13) (at column 18)");
-  expect_descriptor_error("resnet18:b8:fwd:fwd:cpu", "'fwd' repeats the 'fwd' flag (already 'fwd' at column 13) (at column 17)");
+  expect_descriptor_error("resnet18:b8:b16:fp32:cpu",
+                          "'b16' repeats the batch (already 'b8' at column 10) (at column 13)");
+  expect_descriptor_error("resnet18:b8:nchw:nhwc:cpu",
+                          "'nhwc' repeats the layout (already 'nchw' at column 13) (at column 18)");
+  expect_descriptor_error("resnet18:b8:fwd:fwd:cpu",
+                          "'fwd' repeats the 'fwd' flag (already 'fwd' at column 13) (at column 17)");
   expect_descriptor_error("resnet18:b8:fp32:bf16:cpu", "repeats the precision");
   expect_descriptor_error("resnet18:b8:t2:t4:cpu", "repeats the thread count");
   expect_descriptor_error("resnet18:b8:sgd:adam:cpu", "repeats the optimizer");
@@ -296,7 +305,8 @@ TEST(Descriptors, RepeatedOrConflictingFieldsAreRefusedWithTheirColumn) {
 }
 
 TEST(Descriptors, EmptyFieldsArePointedAt) {
-  expect_descriptor_error("resnet18:b8:fp32:cuda:", "empty field after the last ':' (the device comes last) (at column 23)");
+  expect_descriptor_error("resnet18:b8:fp32:cuda:",
+                          "empty field after the last ':' (the device comes last) (at column 23)");
   expect_descriptor_error("resnet18:b8::fp32:cpu", "empty field (two colons in a row) (at column 13)");
 }
 
@@ -326,7 +336,8 @@ TEST(Compare, DisjointRunsSayWhichSettingToIgnore) {
 TEST(ReportEscaping, InlineJsonCannotEndTheScriptOrOpenACommentOrTag) {
   const std::string hostile = "</script><script>alert(1)</script><!-- & \xE2\x80\xA8 \xE2\x80\xA9 -->";
   const std::string safe = detail::json_script_safe(nlohmann::json({{"s", hostile}}).dump());
-  for (const char* bad : {"<", ">", "&", "\xE2\x80\xA8", "\xE2\x80\xA9"}) EXPECT_EQ(safe.find(bad), std::string::npos) << bad;
+  for (const char* bad : {"<", ">", "&", "\xE2\x80\xA8", "\xE2\x80\xA9"})
+    EXPECT_EQ(safe.find(bad), std::string::npos) << bad;
   EXPECT_EQ(nlohmann::json::parse(safe)["s"], hostile) << "the escapes mean the same string";
 }
 

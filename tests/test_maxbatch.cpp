@@ -153,14 +153,14 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   ASSERT_TRUE(e.tries[2].memory->fit.has_value());
   const MemoryInfo& m = *e.summary.memory;
   EXPECT_EQ(e.summary.batch_size, 8);
-  EXPECT_EQ(m.fixed_bytes, 1000);                      // tensor line
+  EXPECT_EQ(m.fixed_bytes, 1000);  // tensor line
   EXPECT_DOUBLE_EQ(m.activations_bytes_per_sample, 300.0);
-  EXPECT_DOUBLE_EQ(m.fit->fixed_bytes, 5000.0);        // footprint line: the predictions' basis
+  EXPECT_DOUBLE_EQ(m.fit->fixed_bytes, 5000.0);  // footprint line: the predictions' basis
   EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 400.0);
   EXPECT_EQ(m.fit->basis, "address space");
   ASSERT_EQ(m.predictions.size(), 2u);
-  EXPECT_EQ(m.predictions[0].largest_batch, 20);       // (13000 - 5000) / 400
-  EXPECT_TRUE(*m.predictions[0].requested_fits);       // 16: 11400 bytes
+  EXPECT_EQ(m.predictions[0].largest_batch, 20);  // (13000 - 5000) / 400
+  EXPECT_TRUE(*m.predictions[0].requested_fits);  // 16: 11400 bytes
   EXPECT_EQ(m.predictions[0].margin_bytes, 13000 - 11400);
   EXPECT_EQ(m.predictions[1].largest_batch, 0);
   EXPECT_EQ(m.requested_batch, 16);
@@ -330,7 +330,9 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   const fs::path out = dir / "mb.json";
   const test::CmdResult run = test::run_trainbench(
       "maxbatch --no-predict --model mobilenet_v2 --device cpu --memory-limit 700M"
-      " --warmup 1 --min-steps 1 --min-time 0 --max-time 1 -o " + out.string(), dir);
+      " --warmup 1 --min-steps 1 --min-time 0 --max-time 1 -o " +
+          out.string(),
+      dir);
   ASSERT_EQ(run.code, 0) << run.err;
   const ResultsFile f = read_results(out.string());
   int64_t largest_ok = 0;
@@ -362,7 +364,9 @@ TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
   const fs::path out = dir / "mb.json";
   const test::CmdResult run = test::run_trainbench(
       "maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
-      " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " + out.string(), dir);
+      " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+          out.string(),
+      dir);
   ASSERT_EQ(run.code, 0) << run.err;
   const ResultsFile f = read_results(out.string());
   int64_t largest_ok = 0, smallest_oom = 0;

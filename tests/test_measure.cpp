@@ -70,7 +70,9 @@ TEST(StepSampler, MinimumStepsHoldAgainstATinyMaxTime) {
   m.max_time_s = 0.001;  // over after the first step
   m.max_noise = 0.0001;
   // 2 ms and 8 ms alternating: the median's noise stays far above 0.01%.
-  const Record r = measure_workload(cpu_case(), m, [] { return std::make_unique<SleepingWorkload>(std::vector<double>{0.002, 0.008}); });
+  const Record r = measure_workload(cpu_case(), m, [] {
+    return std::make_unique<SleepingWorkload>(std::vector<double>{0.002, 0.008});
+  });
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.step_time_s.n, 5);
   EXPECT_EQ(r.samples_s.size(), 5u);
@@ -88,7 +90,8 @@ TEST(StepSampler, ConvergedRowsMeetTheirTarget) {
   m.min_steps = 3;
   m.min_time_s = 0.0;
   m.max_noise = 0.5;  // 50%: any three 3-ms sleeps meet it
-  const Record r = measure_workload(cpu_case(), m, [] { return std::make_unique<SleepingWorkload>(std::vector<double>{0.003}); });
+  const Record r =
+      measure_workload(cpu_case(), m, [] { return std::make_unique<SleepingWorkload>(std::vector<double>{0.003}); });
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.stop_reason, "converged");
   EXPECT_EQ(r.noise_target_met, std::optional<bool>(true));
@@ -153,7 +156,8 @@ TEST(StepSampler, AgreementDecidesWhatIsKeptAndSeen) {
 TEST(MeasureFailures, OutOfMemoryErrorFromAStepIsOom) {
   const Record r = measure_workload(cpu_case(), MeasureSettings{}, [] {
     return std::make_unique<FailingWorkload>(
-        [] { TORCH_CHECK_WITH(OutOfMemoryError, false, "Tried to allocate 2.00 GiB (the caching allocator's type)"); }, 2);
+        [] { TORCH_CHECK_WITH(OutOfMemoryError, false, "Tried to allocate 2.00 GiB (the caching allocator's type)"); },
+        2);
   });
   EXPECT_EQ(r.status, Status::oom);
   EXPECT_NE(r.error.find("Tried to allocate 2.00 GiB"), std::string::npos) << r.error;
@@ -161,7 +165,8 @@ TEST(MeasureFailures, OutOfMemoryErrorFromAStepIsOom) {
 }
 
 TEST(MeasureFailures, BadAllocWhileBuildingIsOom) {
-  const Record r = measure_workload(cpu_case(), MeasureSettings{}, []() -> std::unique_ptr<Workload> { throw std::bad_alloc(); });
+  const Record r =
+      measure_workload(cpu_case(), MeasureSettings{}, []() -> std::unique_ptr<Workload> { throw std::bad_alloc(); });
   EXPECT_EQ(r.status, Status::oom);
   EXPECT_EQ(r.error, "out of memory (std::bad_alloc)");
 }

@@ -52,8 +52,8 @@ TORCH_MODULE(RefBottleneck);
 
 struct RefResNet50Impl : torch::nn::Module {
   explicit RefResNet50Impl(bool inplace) : inplace(inplace) {
-    stem = register_module(
-        "stem", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
+    stem =
+        register_module("stem", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
     bn = register_module("bn", torch::nn::BatchNorm2d(64));
     blocks = register_module("blocks", torch::nn::Sequential());
     int64_t in = 64;

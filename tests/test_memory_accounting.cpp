@@ -262,7 +262,8 @@ TEST(MemorySize, PrintedAsPeopleWriteThem) {
 }
 
 TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
-  const test::CmdResult r = test::run_trainbench("memory --model resnet18 --fits 8G,8X", test::temp_dir("memory", "bad_size"));
+  const test::CmdResult r =
+      test::run_trainbench("memory --model resnet18 --fits 8G,8X", test::temp_dir("memory", "bad_size"));
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "trainbench: error: bad --fits size: '8X' is not a size like 8G, 16 GiB or 512M\n");
 }
@@ -278,7 +279,9 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
   const std::string out = (dir / "m.json").string();
   const test::CmdResult run = test::run_trainbench(
       "memory --model convnet --set channels=32 --set depth=2 --set image=224 --memory-limit 300M"
-      " --measure-batches 1,2,8 --fits 300M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " + out, dir);
+      " --measure-batches 1,2,8 --fits 300M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+          out,
+      dir);
   const std::string printed = run.out + run.err;
   ASSERT_EQ(run.code, 0) << printed;
   const ResultsFile f = read_results(out);
@@ -291,7 +294,8 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
   ASSERT_FALSE(oom.empty()) << "batch 8 should not fit in 300M:\n" << printed;
   EXPECT_EQ(oom.front(), 8);
   ASSERT_GE(fitted.size(), 2u) << printed;
-  for (int64_t b : fitted) EXPECT_LT(b, *std::min_element(oom.begin(), oom.end())) << "a fitted batch above one that ran out";
+  for (int64_t b : fitted)
+    EXPECT_LT(b, *std::min_element(oom.begin(), oom.end())) << "a fitted batch above one that ran out";
   EXPECT_NE(printed.find("ran out of memory: fitted on the"), std::string::npos) << printed;
   // The prediction for the limit itself stays below the batch that ran out under it.
   for (const auto& r : f.benchmarks) {

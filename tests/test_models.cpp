@@ -36,9 +36,9 @@ double resnet_v2_forward_flops(const std::vector<int64_t>& blocks) {
       const int64_t stride = (b == 0 && stage > 0) ? 2 : 1;
       size /= stride;
       const double p = static_cast<double>(planes[stage]), out = 4.0 * p, area = static_cast<double>(size * size);
-      macs += static_cast<double>(in) * p * area;                          // 1x1, stride s
-      macs += 9.0 * p * p * area;                                          // 3x3, stride 1
-      macs += p * out * area;                                              // 1x1 expand
+      macs += static_cast<double>(in) * p * area;                                        // 1x1, stride s
+      macs += 9.0 * p * p * area;                                                        // 3x3, stride 1
+      macs += p * out * area;                                                            // 1x1 expand
       if (static_cast<double>(in) != out) macs += static_cast<double>(in) * out * area;  // projection
       in = static_cast<int64_t>(out);
     }
@@ -102,10 +102,9 @@ INSTANTIATE_TEST_SUITE_P(Models, Zoo, ::testing::ValuesIn(kReferences),
 TEST(ModelsRegistry, ListsTheSixteenModelsInOrder) {
   std::vector<std::string> names;
   for (const auto& info : all_models()) names.push_back(info.name);
-  const std::vector<std::string> expected = {"alexnet",   "vgg11",      "vgg16",       "vgg19",
-                                             "googlenet", "inception3", "inception4",  "resnet18",
-                                             "resnet34",  "resnet50",   "resnet101",   "resnet152",
-                                             "resnet50_v2", "mobilenet_v1", "mobilenet_v2", "densenet121"};
+  const std::vector<std::string> expected = {
+      "alexnet",  "vgg11",    "vgg16",     "vgg19",     "googlenet",   "inception3",   "inception4",   "resnet18",
+      "resnet34", "resnet50", "resnet101", "resnet152", "resnet50_v2", "mobilenet_v1", "mobilenet_v2", "densenet121"};
   EXPECT_EQ(names, expected);
 }
 
@@ -160,11 +159,15 @@ TEST(FlopsOfLayers, GroupedAndDepthwiseConv2d) {
   torch::NoGradGuard no_grad;
   // 4 groups: each output channel sees 8 / 4 = 2 input channels.
   torch::nn::Conv2d grouped(torch::nn::Conv2dOptions(8, 16, 3).padding(1).groups(4).bias(false));
-  EXPECT_DOUBLE_EQ(count_flops([&] { grouped->forward(torch::randn({2, 8, 8, 8})); }),
+  EXPECT_DOUBLE_EQ(count_flops([&] {
+                     grouped->forward(torch::randn({2, 8, 8, 8}));
+                   }),
                    2.0 * 2 * 16 * 8 * 8 * 2 * 3 * 3);  // batch 2 -> 73,728
   // Depthwise, stride 2: 8x8 -> 4x4, one input channel per output channel.
   torch::nn::Conv2d depthwise(torch::nn::Conv2dOptions(8, 8, 3).stride(2).padding(1).groups(8));
-  EXPECT_DOUBLE_EQ(count_flops([&] { depthwise->forward(torch::randn({1, 8, 8, 8})); }),
+  EXPECT_DOUBLE_EQ(count_flops([&] {
+                     depthwise->forward(torch::randn({1, 8, 8, 8}));
+                   }),
                    2.0 * 8 * 4 * 4 * 1 * 3 * 3);  // 2,304
 }
 
@@ -203,8 +206,8 @@ TEST(FlopsOfModels, ResNet50V2IsCheaperThanV15ByTheStridedOneByOnes) {
 // 256 -> 256: 99,680,256; FC 9216 -> 4096: 37,748,736; 4096 -> 4096: 16,777,216; 4096 -> 1000: 4,096,000.
 TEST(FlopsOfModels, AlexNetTrainingByLayer) {
   const double conv1 = 70'276'800.0;
-  const double macs = conv1 + 223'948'800.0 + 112'140'288.0 + 149'520'384.0 + 99'680'256.0 + 37'748'736.0 +
-                      16'777'216.0 + 4'096'000.0;
+  const double macs =
+      conv1 + 223'948'800.0 + 112'140'288.0 + 149'520'384.0 + 99'680'256.0 + 37'748'736.0 + 16'777'216.0 + 4'096'000.0;
   const int64_t batch = 2;
   auto model = find_model("alexnet")->make();
   const StepFlops f = model_flops(model, {3, 224, 224}, batch);

@@ -44,10 +44,10 @@ MeasureSettings quick() {
 }
 
 TEST(OpDescriptor, CanonicalTextRoundTrips) {
-  for (const std::string s : {"conv:mb32ic64ih56oc64kh3ph1g64", "conv:mb2ic3ih224iw160oc64kh7sh2ph3",
-                              "conv:mb1ic8ih9oc8kh3kw1ph1pw0dh2", "gemm:m1024n1024k1024", "linear:m3200n3072k768",
-                              "lstm:mb32t100i256h256l2d2", "lstm:mb8t10i16h32", "attention:mb8s200nh12hd64",
-                              "bn:mb16ic32ih112", "bn:mb2ic4ih8iw6"}) {
+  for (const std::string s :
+       {"conv:mb32ic64ih56oc64kh3ph1g64", "conv:mb2ic3ih224iw160oc64kh7sh2ph3", "conv:mb1ic8ih9oc8kh3kw1ph1pw0dh2",
+        "gemm:m1024n1024k1024", "linear:m3200n3072k768", "lstm:mb32t100i256h256l2d2", "lstm:mb8t10i16h32",
+        "attention:mb8s200nh12hd64", "bn:mb16ic32ih112", "bn:mb2ic4ih8iw6"}) {
     EXPECT_EQ(parse_op(s).str(), s);
     EXPECT_EQ(parse_op(parse_op(s).str()), parse_op(s));
   }
@@ -70,10 +70,13 @@ TEST(OpDescriptor, DefaultsAreFilledAndNotPrinted) {
 
 TEST(OpDescriptor, ErrorsQuoteTheInputAndPointAtTheBadField) {
   EXPECT_EQ(parse_error("conv:mb32ic64ih56oc64kh3ph1g65"),
-            "bad op descriptor 'conv:mb32ic64ih56oc64kh3ph1g65': 'g65' groups must divide ic (64) and oc (64) (at column 28)");
+            "bad op descriptor 'conv:mb32ic64ih56oc64kh3ph1g65': 'g65' groups must divide ic (64) and oc (64) (at "
+            "column 28)");
   EXPECT_EQ(parse_error("conv:mb32ic64xx3"),
-            "bad op descriptor 'conv:mb32ic64xx3': 'xx3' is not a field of conv (fields: mb ic ih iw oc kh kw sh sw ph pw dh dw g) (at column 14)");
-  EXPECT_NE(parse_error("conv2d:mb1").find("'conv2d' is not an op kind (conv, gemm, linear, lstm, attention, bn)"), std::string::npos);
+            "bad op descriptor 'conv:mb32ic64xx3': 'xx3' is not a field of conv (fields: mb ic ih iw oc kh kw sh sw ph "
+            "pw dh dw g) (at column 14)");
+  EXPECT_NE(parse_error("conv2d:mb1").find("'conv2d' is not an op kind (conv, gemm, linear, lstm, attention, bn)"),
+            std::string::npos);
   EXPECT_NE(parse_error("gemm:m8n8").find("missing field 'k'"), std::string::npos);
   EXPECT_NE(parse_error("gemm:m8n8k8m4").find("'m4' repeats field 'm'"), std::string::npos);
   EXPECT_NE(parse_error("gemm:m8k8n").find("'n' has no value"), std::string::npos);
@@ -117,8 +120,9 @@ TEST(OpDescriptor, FlopsMatchTheCountedForwardOfTheRealOp) {
   EXPECT_DOUBLE_EQ(count_flops([&] { (void)torch::nn::functional::linear(a, lw, lb); }), lin.flops(OpPhase::fwd));
   const OpDescriptor att = parse_op("attention:mb2s5nh3hd4");
   auto q = torch::randn({2, 3, 5, 4});
-  EXPECT_DOUBLE_EQ(count_flops([&] { (void)torch::matmul(torch::softmax(torch::matmul(q, q.transpose(-2, -1)), -1), q); }),
-                   att.flops(OpPhase::fwd));
+  EXPECT_DOUBLE_EQ(
+      count_flops([&] { (void)torch::matmul(torch::softmax(torch::matmul(q, q.transpose(-2, -1)), -1), q); }),
+      att.flops(OpPhase::fwd));
 }
 
 TEST(OpTimer, TimesEachPhaseAndSkipsTheOnesALayerLacks) {
@@ -135,7 +139,8 @@ TEST(OpTimer, TimesEachPhaseAndSkipsTheOnesALayerLacks) {
     EXPECT_GT(p.time_s.median, 0.0);
     EXPECT_GT(p.achieved_gflops, 0.0);
   }
-  EXPECT_NEAR(conv.total_time_s(), conv.phases[0].time_s.median + conv.phases[1].time_s.median + conv.phases[2].time_s.median, 1e-12);
+  EXPECT_NEAR(conv.total_time_s(),
+              conv.phases[0].time_s.median + conv.phases[1].time_s.median + conv.phases[2].time_s.median, 1e-12);
 
   const OpRecord att = time_op(parse_op("attention:mb1s8nh2hd4"), s);
   ASSERT_TRUE(att.ok()) << att.error;
@@ -303,7 +308,8 @@ TEST(Explain, NamesTheFasterAlternative) {
   attribute(e);
   ExplainLayer& dw = e.layers[0];
   ASSERT_TRUE(dw.flagged);
-  dw.alternatives = {{"fp32", "nhwc", Status::ok, "", 0.03, 2.0}, {"bf16", "nchw", Status::error, "not supported", 0, 0}};
+  dw.alternatives = {{"fp32", "nhwc", Status::ok, "", 0.03, 2.0},
+                     {"bf16", "nchw", Status::error, "not supported", 0, 0}};
   summarize_alternatives(e);
   EXPECT_NE(dw.finding.find("; try --layout nhwc (2.00x faster)"), std::string::npos) << dw.finding;
   bool summary = false, failure = false;

@@ -24,7 +24,7 @@ const std::string kData = TRAINBENCH_TEST_DATA;
 const std::string kCpu = kData + "/report_cpu.json";
 const std::string kGpu = kData + "/report_gpu.json";
 const std::string kExplain = kData + "/explain_convnet.json";  // `trainbench explain` of a small convnet
-const std::string kDist = kData + "/report_dist.json";  // `launch --nproc 2 -- run --model convnet ... --dist`
+const std::string kDist = kData + "/report_dist.json";         // `launch --nproc 2 -- run --model convnet ... --dist`
 
 using namespace test;
 
@@ -44,7 +44,7 @@ TEST(Report, ModelHasSpeedupSweepAndAblation) {
   EXPECT_EQ(sw["batches"].get<std::vector<int64_t>>(), (std::vector<int64_t>{2, 4, 8, 16}));
   ASSERT_EQ(sw["series"].size(), 2u);
   EXPECT_TRUE(sw["series"][0]["data"][3].is_null());  // oom: no point on the line...
-  EXPECT_EQ(sw["series"][0]["oom"][3], 0);             // ...but a marker
+  EXPECT_EQ(sw["series"][0]["oom"][3], 0);            // ...but a marker
   EXPECT_TRUE(sw["series"][1]["oom"][3].is_null());
   EXPECT_EQ(sw["oom"].size(), 1u);
 
@@ -154,7 +154,8 @@ ResultsFile with_memory() {
   MemoryInfo& fitted = *f.benchmarks[2].memory;
   // Footprints 300, 340, 420 MiB at batches 2, 4, 8: the line 260 MiB + 20 MiB x batch.
   fitted.fit = memory::fit_memory({2, 4, 8}, {300 * kMiB, 340 * kMiB, 420 * kMiB}, "address space");
-  for (int64_t size : {int64_t{1} << 30, int64_t{2} << 30}) fitted.predictions.push_back(memory::predict(*fitted.fit, size));
+  for (int64_t size : {int64_t{1} << 30, int64_t{2} << 30})
+    fitted.predictions.push_back(memory::predict(*fitted.fit, size));
   Record& bert = f.benchmarks.at(7);
   EXPECT_EQ(bert.model, "bert");
   MemoryInfo b;
@@ -249,8 +250,9 @@ TEST(Report, InputPipelineSectionOnlyForCasesOnRealData) {
   EXPECT_NE(html.find("<td data-v=\"75\">75.0%</td>"), std::string::npos) << html;
   // Headroom = what the loader delivers / what the model consumes: 600 / 150 = 4 (3 significant figures, as
   // every figure of the report).
-  EXPECT_NE(html.find("<td>compute-bound</td><td>the loader has 4.00x headroom; 3 file(s) skipped, first /data/b/x.jpg</td>"),
-            std::string::npos)
+  EXPECT_NE(
+      html.find("<td>compute-bound</td><td>the loader has 4.00x headroom; 3 file(s) skipped, first /data/b/x.jpg</td>"),
+      std::string::npos)
       << html;
   // The page carries the section after the cases table.
   const std::string page = html_report({{"run.json", f}}, "/* chart.js */");
@@ -290,9 +292,10 @@ PageStatus open_in_chromium(const fs::path& page, const std::string& name) {
   const fs::path dir = page.parent_path();
   const fs::path artifacts = fs::path(TRAINBENCH_EXE).parent_path() / "test-artifacts";
   fs::create_directories(artifacts);
-  const std::string flags = " --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run "
-                            "--disable-dev-shm-usage --user-data-dir=" + (dir / "profile").string() +
-                            " --virtual-time-budget=5000 --window-size=1400,3000 ";
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run "
+      "--disable-dev-shm-usage --user-data-dir=" +
+      (dir / "profile").string() + " --virtual-time-budget=5000 --window-size=1400,3000 ";
   const fs::path dom = dir / "dom.html", log = dir / "chromium.log";
   int code = shell("timeout 120 " + chromium + flags + "--dump-dom file://" + page.string() + " > " + dom.string() +
                    " 2> " + log.string());

@@ -62,7 +62,8 @@ TEST(JoinKey, IsTheDescriptorWithoutTheDevice) {
     const char* key;
   } cases[] = {{"resnet50:b32:fp32:nchw:cpu", "resnet50:b32:fp32:nchw"},
                {"bert:layers=2:b8:bf16:nhwc:adamw:t4:fwd:cuda:1", "bert:layers=2:b8:bf16:nhwc:adamw:t4:fwd"},
-               {"convnet:channels=8,variant=separable:b4:fp32:nchw:momentum:cuda", "convnet:channels=8,variant=separable:b4:fp32:nchw:momentum"}};
+               {"convnet:channels=8,variant=separable:b4:fp32:nchw:momentum:cuda",
+                "convnet:channels=8,variant=separable:b4:fp32:nchw:momentum"}};
   for (const auto& c : cases) {
     const Case parsed = parse_case(c.descriptor);
     Record r;

@@ -43,8 +43,9 @@ TEST(Reporter, TableOfAWholeFileIsPrintTable) {
 
 TEST(Reporter, WholeFileFormatsPrintNothingUntilTheEnd) {
   const ResultsFile f = read_results(kFixture);
-  const std::map<std::string, std::string> expected = {
-      {"md", print_markdown(f.benchmarks, &f.context)}, {"csv", print_csv(f.benchmarks)}, {"json", results_to_string(f)}};
+  const std::map<std::string, std::string> expected = {{"md", print_markdown(f.benchmarks, &f.context)},
+                                                       {"csv", print_csv(f.benchmarks)},
+                                                       {"json", results_to_string(f)}};
   for (const auto& [name, text] : expected) {
     std::ostringstream out;
     const auto reporter = find_reporter(name).make(out);
@@ -132,9 +133,11 @@ TEST(Jsonl, StreamsEachRecordAsItArrivesAndNothingAtTheEnd) {
 TEST(Jsonl, RunStreamsTheContextAndEachRecordOfTheRun) {
   const auto dir = test::temp_dir("reporters", "jsonl");
   const std::string out = (dir / "r.json").string();
-  const auto r = test::run_trainbench("run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 "
-                                      "--threads 1 --warmup 1 --min-steps 2 --min-time 0 --max-noise 100 -f jsonl -o " +
-                                          out, dir);
+  const auto r = test::run_trainbench(
+      "run --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 "
+      "--threads 1 --warmup 1 --min-steps 2 --min-time 0 --max-noise 100 -f jsonl -o " +
+          out,
+      dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto file = nlohmann::json::parse(test::slurp(out));
   ASSERT_EQ(file["benchmarks"].size(), 1u);

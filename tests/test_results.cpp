@@ -372,7 +372,8 @@ TEST(Context, FindsBlasInMapsPreferringLibblasAndIgnoringGpuBlas) {
       "7f02-7f03 r--p 00000000 fe:00 2   /nonexistent/openblas-pthread/libopenblasp-r0.3.21.so\n"
       "7f04-7f05 r-xp 00000000 fe:00 3   /nonexistent/openblas-pthread/libblas.so.3\n"
       "7f06-7f07 rw-p 00000000 00:00 0   [heap]\n";
-  EXPECT_EQ(detail::blas_library_from_maps(maps), std::optional<std::string>("/nonexistent/openblas-pthread/libblas.so.3"));
+  EXPECT_EQ(detail::blas_library_from_maps(maps),
+            std::optional<std::string>("/nonexistent/openblas-pthread/libblas.so.3"));
   EXPECT_FALSE(detail::blas_library_from_maps("7f06-7f07 rw-p 00000000 00:00 0   [heap]\n").has_value());
 }
 
@@ -400,10 +401,14 @@ TEST(Context, CollectsThisMachine) {
     ASSERT_TRUE(c.blas_library.has_value()) << "libblas.so.3 is installed but no BLAS was found mapped";
     const fs::path target = fs::canonical(alternative);
     EXPECT_EQ(fs::canonical(*c.blas_library), target);
-    const std::map<std::string, std::string> kind_by_folder = {
-        {"openblas-pthread", "openblas"}, {"openblas-openmp", "openblas"}, {"openblas-serial", "openblas"},
-        {"blis-pthread", "blis"},         {"blis-openmp", "blis"},         {"blis-serial", "blis"},
-        {"atlas", "atlas"},               {"blas", "reference"}};
+    const std::map<std::string, std::string> kind_by_folder = {{"openblas-pthread", "openblas"},
+                                                               {"openblas-openmp", "openblas"},
+                                                               {"openblas-serial", "openblas"},
+                                                               {"blis-pthread", "blis"},
+                                                               {"blis-openmp", "blis"},
+                                                               {"blis-serial", "blis"},
+                                                               {"atlas", "atlas"},
+                                                               {"blas", "reference"}};
     const auto it = kind_by_folder.find(target.parent_path().filename().string());
     if (it != kind_by_folder.end()) {
       EXPECT_EQ(c.blas_kind, it->second) << target;
@@ -459,23 +464,82 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
   const auto j = nlohmann::json::parse(results_to_string(f));
   EXPECT_EQ(keys_of(j), (std::set<std::string>{"schema_version", "context", "benchmarks"}));
   EXPECT_EQ(j["schema_version"], 1);
-  EXPECT_EQ(keys_of(j["context"]),
-            (std::set<std::string>{"trainbench_version", "git_revision", "start_time", "hostname", "os", "cpu_model",
-                                   "cpu_cores", "cpu_physical_cores", "memory_bytes", "libtorch_version", "build",
-                                   "onednn_version", "cudnn_version", "miopen_version", "blas_library", "blas_kind",
-                                   "threads", "device", "device_name", "device_memory_bytes", "cpu_allocator", "peak",
-                                   "gpu_count", "gpu_sm_count", "gpu_arch", "gpu_driver_version",
-                                   "gpu_runtime_version", "world_size", "dist_backend", "resume_note"}));
+  EXPECT_EQ(keys_of(j["context"]), (std::set<std::string>{"trainbench_version",
+                                                          "git_revision",
+                                                          "start_time",
+                                                          "hostname",
+                                                          "os",
+                                                          "cpu_model",
+                                                          "cpu_cores",
+                                                          "cpu_physical_cores",
+                                                          "memory_bytes",
+                                                          "libtorch_version",
+                                                          "build",
+                                                          "onednn_version",
+                                                          "cudnn_version",
+                                                          "miopen_version",
+                                                          "blas_library",
+                                                          "blas_kind",
+                                                          "threads",
+                                                          "device",
+                                                          "device_name",
+                                                          "device_memory_bytes",
+                                                          "cpu_allocator",
+                                                          "peak",
+                                                          "gpu_count",
+                                                          "gpu_sm_count",
+                                                          "gpu_arch",
+                                                          "gpu_driver_version",
+                                                          "gpu_runtime_version",
+                                                          "world_size",
+                                                          "dist_backend",
+                                                          "resume_note"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
-  EXPECT_EQ(keys_of(j["benchmarks"][0]),
-            (std::set<std::string>{"name", "model", "params", "batch_size", "device", "precision", "layout",
-                                   "optimizer", "forward_only", "threads", "status", "error", "throughput", "unit",
-                                   "step_time_s", "samples_s", "warmup_steps", "stop_reason", "flops_per_step",
-                                   "achieved_gflops", "percent_of_peak", "parameters", "peak_memory_bytes", "wall_time_s", "warmup_time_s", "tokens_per_s",
-                                   "peak_reserved_bytes", "tf32", "algorithm_search", "skipped_steps",
-                                   "loss_scale", "mean_sm_clock_mhz", "throttled_samples", "dist", "noise_target",
-                                   "noise_target_met", "energy_j_per_sample", "mean_power_w", "energy_source",
-                                   "model_flops_per_step", "hardware_flops_per_step", "mfu", "hfu", "data", "memory"}));
+  EXPECT_EQ(keys_of(j["benchmarks"][0]), (std::set<std::string>{"name",
+                                                                "model",
+                                                                "params",
+                                                                "batch_size",
+                                                                "device",
+                                                                "precision",
+                                                                "layout",
+                                                                "optimizer",
+                                                                "forward_only",
+                                                                "threads",
+                                                                "status",
+                                                                "error",
+                                                                "throughput",
+                                                                "unit",
+                                                                "step_time_s",
+                                                                "samples_s",
+                                                                "warmup_steps",
+                                                                "stop_reason",
+                                                                "flops_per_step",
+                                                                "achieved_gflops",
+                                                                "percent_of_peak",
+                                                                "parameters",
+                                                                "peak_memory_bytes",
+                                                                "wall_time_s",
+                                                                "warmup_time_s",
+                                                                "tokens_per_s",
+                                                                "peak_reserved_bytes",
+                                                                "tf32",
+                                                                "algorithm_search",
+                                                                "skipped_steps",
+                                                                "loss_scale",
+                                                                "mean_sm_clock_mhz",
+                                                                "throttled_samples",
+                                                                "dist",
+                                                                "noise_target",
+                                                                "noise_target_met",
+                                                                "energy_j_per_sample",
+                                                                "mean_power_w",
+                                                                "energy_source",
+                                                                "model_flops_per_step",
+                                                                "hardware_flops_per_step",
+                                                                "mfu",
+                                                                "hfu",
+                                                                "data",
+                                                                "memory"}));
   EXPECT_EQ(keys_of(j["benchmarks"][0]["step_time_s"]),
             (std::set<std::string>{"median", "mean", "stddev", "min", "max", "jitter", "n", "median_noise",
                                    "lag1_autocorrelation"}));
@@ -928,7 +992,8 @@ TEST(Printer, MfuIsAFooterLineOnlyForRowsThatHaveIt) {
   cnn.mfu = cnn.hfu = std::nan("");
   const std::string table = print_table({gpt, cnn});
   // Three significant figures, as every number in the table.
-  EXPECT_NE(table.find("gpt:b2:bf16:cpu: MFU 25.0%, HFU 32.0% (model FLOP/s by the PaLM formula over the measured bf16 peak)"),
+  EXPECT_NE(table.find(
+                "gpt:b2:bf16:cpu: MFU 25.0%, HFU 32.0% (model FLOP/s by the PaLM formula over the measured bf16 peak)"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("resnet50:b32:fp32:nchw:cpu: MFU"), std::string::npos) << table;

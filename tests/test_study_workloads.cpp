@@ -60,17 +60,20 @@ TEST(StudyConvNet, ParametersAndFlopsByHand) {
       const char* variant;
       int64_t block;  // weights of one block
     } cases[] = {
-        {"conv", c * c * k * k},                // A: C -> C, k x k
-        {"separable", c * k * k + c * c},       // B: depthwise k x k (one filter per channel), then 1 x 1 C -> C
-        {"depthwise", c * k * k},               // C: depthwise k x k alone
+        {"conv", c * c * k * k},           // A: C -> C, k x k
+        {"separable", c * k * k + c * c},  // B: depthwise k x k (one filter per channel), then 1 x 1 C -> C
+        {"depthwise", c * k * k},          // C: depthwise k x k alone
     };
     for (const auto& cs : cases) {
       SCOPED_TRACE(std::string(cs.variant) + " k=" + std::to_string(k));
       const int64_t weights = stem + depth * cs.block;
       const double forward = 2.0 * image * image * static_cast<double>(weights) * batch;
       auto o = options_for("convnet",
-                           {{"variant", cs.variant}, {"channels", std::to_string(c)}, {"depth", std::to_string(depth)},
-                            {"image", std::to_string(image)}, {"kernel", std::to_string(k)}},
+                           {{"variant", cs.variant},
+                            {"channels", std::to_string(c)},
+                            {"depth", std::to_string(depth)},
+                            {"image", std::to_string(image)},
+                            {"kernel", std::to_string(k)}},
                            batch);
       o.forward_only = true;
       auto w = make_workload(o);
@@ -120,9 +123,12 @@ TEST(StudyBiLSTM, ParameterCountAndFlopsByFormula) {
   const double forward = batch * (seq * gate_flops + 2.0 * 2 * hidden * classes);
 
   auto w = make_workload(options_for("bilstm",
-                                     {{"vocab", std::to_string(vocab)}, {"embed", std::to_string(embed)},
-                                      {"hidden", std::to_string(hidden)}, {"layers", std::to_string(layers)},
-                                      {"classes", std::to_string(classes)}, {"seq", std::to_string(seq)}},
+                                     {{"vocab", std::to_string(vocab)},
+                                      {"embed", std::to_string(embed)},
+                                      {"hidden", std::to_string(hidden)},
+                                      {"layers", std::to_string(layers)},
+                                      {"classes", std::to_string(classes)},
+                                      {"seq", std::to_string(seq)}},
                                      batch));
   EXPECT_EQ(w->parameters(), expected);
   EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
@@ -197,9 +203,13 @@ TEST(StudyBert, TinyFlopsAndParametersByFormula) {
     SCOPED_TRACE(head);
     const bool pretraining = std::string(head) == "pretraining";
     auto o = options_for("bert",
-                         {{"layers", std::to_string(layers)}, {"hidden", std::to_string(h)},
-                          {"heads", std::to_string(heads)}, {"vocab", std::to_string(vocab)},
-                          {"seq", std::to_string(t)}, {"max_pos", std::to_string(max_pos)}, {"head", head}},
+                         {{"layers", std::to_string(layers)},
+                          {"hidden", std::to_string(h)},
+                          {"heads", std::to_string(heads)},
+                          {"vocab", std::to_string(vocab)},
+                          {"seq", std::to_string(t)},
+                          {"max_pos", std::to_string(max_pos)},
+                          {"head", head}},
                          batch);
     auto w = make_workload(o);
     EXPECT_EQ(w->parameters(), pretraining ? shape.pretraining() : shape.masked_lm());
@@ -260,10 +270,9 @@ TEST(StudyBert, TinyTrainsWithFallingLoss) {
   for (const char* head : {"pretraining", "mlm"}) {
     SCOPED_TRACE(head);
     torch::manual_seed(0);
-    auto o = options_for("bert",
-                         {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"},
-                          {"head", head}},
-                         4);
+    auto o = options_for(
+        "bert", {{"layers", "2"}, {"hidden", "64"}, {"heads", "2"}, {"vocab", "100"}, {"seq", "16"}, {"head", head}},
+        4);
     o.optimizer = "adamw";
     auto w = make_workload(o);
     expect_falling(train(*w, 10));
@@ -304,7 +313,8 @@ TEST(StudyWorkloads, RegisteredWithFamilies) {
     const char* name;
     const char* family;
     const char* unit;
-  } expected[] = {{"convnet", "ablation", "images/s"}, {"bilstm", "lstm", "sequences/s"}, {"bert", "transformer", "sequences/s"}};
+  } expected[] = {
+      {"convnet", "ablation", "images/s"}, {"bilstm", "lstm", "sequences/s"}, {"bert", "transformer", "sequences/s"}};
   for (const auto& e : expected) {
     const WorkloadInfo* w = find_workload(e.name);
     ASSERT_NE(w, nullptr) << e.name;
@@ -321,9 +331,9 @@ TEST(StudyWorkloads, RejectsUnknownParametersAndBadValues) {
       {"convnet", {{"channels", "0"}}},
       {"convnet", {{"width", "8"}}},
       {"bilstm", {{"hidden", "x"}}},
-      {"bert", {{"seq", "600"}}},                        // > max_pos 512
+      {"bert", {{"seq", "600"}}},  // > max_pos 512
       {"bert", {{"seq", "40"}, {"max_pos", "32"}}},
-      {"bert", {{"hidden", "100"}, {"heads", "12"}}},    // heads must divide hidden
+      {"bert", {{"hidden", "100"}, {"heads", "12"}}},  // heads must divide hidden
       {"bert", {{"head", "nsp"}}},
   };
   for (const auto& [model, params] : bad) {

@@ -23,7 +23,8 @@ Collected collect(const Spawned& c) {
   Collected out;
   std::vector<int> fds = {c.err_fd, c.result_fd};
   for (int i = 0; i < 200 && (fds[0] >= 0 || fds[1] >= 0); ++i) {
-    EXPECT_TRUE(pump_pipes(fds, 100, [&](size_t k, const std::string& bytes) { (k == 0 ? out.err : out.result) += bytes; }));
+    EXPECT_TRUE(
+        pump_pipes(fds, 100, [&](size_t k, const std::string& bytes) { (k == 0 ? out.err : out.result) += bytes; }));
   }
   close_pipes(fds);
   waitpid(c.pid, &out.status, 0);

@@ -63,10 +63,13 @@ batch = 2
 TEST(Suite, MalformedSuitesFailWithFileAndLine) {
   expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [8]\nbatchh = [16]\n", ":4: unknown key 'batchh'");
   expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = []\n", ":3: key 'batch' is an empty list");
-  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [\"eight\"]\n", ":3: key 'batch' has a value of the wrong type");
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [\"eight\"]\n",
+                     ":3: key 'batch' has a value of the wrong type");
   expect_suite_error("[[group]]\nmodel = [\"resnet5\"]\nbatch = [8]\n", ":2: unknown model 'resnet5'");
-  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [8]\nprecision = [\"fp64\"]\n", "unknown precision 'fp64'");
-  expect_suite_error("[settings]\nmax_tme = 3\n[[group]]\nmodel = \"resnet18\"\nbatch = 1\n", ":2: unknown key 'max_tme'");
+  expect_suite_error("[[group]]\nmodel = [\"resnet18\"]\nbatch = [8]\nprecision = [\"fp64\"]\n",
+                     "unknown precision 'fp64'");
+  expect_suite_error("[settings]\nmax_tme = 3\n[[group]]\nmodel = \"resnet18\"\nbatch = 1\n",
+                     ":2: unknown key 'max_tme'");
   expect_suite_error("[[group]]\nmodel = [\"resnet18\"\n", ":");  // TOML syntax error
   expect_suite_error("description = \"nothing\"\n", "no [[group]]");
 }
@@ -91,7 +94,8 @@ TEST(Suite, LlmSuiteSearchesSmallsBatchOnGpusOnly) {
     EXPECT_EQ(c.params.at("seq"), "256");
     EXPECT_EQ(c.batch, 4);
   }
-  expect_suite_error("[[group]]\nmodel = \"gpt\"\nbatch = \"most\"\n", ":3: key 'batch' is a size, a list of sizes or \"auto\"");
+  expect_suite_error("[[group]]\nmodel = \"gpt\"\nbatch = \"most\"\n",
+                     ":3: key 'batch' is a size, a list of sizes or \"auto\"");
 }
 
 // data, data_dtype, data_transfer and loader_threads as group keys: a relative data path is the suite

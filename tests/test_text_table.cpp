@@ -31,7 +31,8 @@ TEST(TextTable, MatchesPrintfStylePaddingWithOneSpaceGaps) {
   // `list` printed with fmt's "{:<6} {:>5}  {}" before it used the table: the same columns must give the
   // same bytes, fmt's padding being the reference.
   const TextTable t({{"name", 6}, {"n", 5, true, 1}, {"what", 0, false, 2}});
-  const std::vector<std::vector<std::string>> rows = {{"ab", "7", "text"}, {"toolongname", "123456", ""}, {"", "", "x y"}};
+  const std::vector<std::vector<std::string>> rows = {
+      {"ab", "7", "text"}, {"toolongname", "123456", ""}, {"", "", "x y"}};
   for (const auto& r : rows) EXPECT_EQ(t.line(r), fmt::format("{:<6} {:>5}  {}\n", r[0], r[1], r[2]));
 }
 
@@ -39,10 +40,11 @@ TEST(TextTable, FittedTableWidensToItsCellsAndTrimsTrailingSpaces) {
   const std::vector<std::vector<std::string>> rows = {{"resnet50", "1.50", ""}, {"vgg", "10.25", "oom"}};
   const std::string out = fitted_table({{"case"}, {"ratio", 0, true}, {"note"}}, rows);
   // Widths: case 8 ("resnet50"), ratio 5 ("ratio", "10.25"), note 4; the empty last cell leaves no spaces.
-  EXPECT_EQ(out, "case      ratio  note\n"
-                 "--------  -----  ----\n"
-                 "resnet50   1.50\n"
-                 "vgg       10.25  oom\n");
+  EXPECT_EQ(out,
+            "case      ratio  note\n"
+            "--------  -----  ----\n"
+            "resnet50   1.50\n"
+            "vgg       10.25  oom\n");
 }
 
 TEST(TextTable, MarkdownCarriesAlignmentAndEscapesCells) {

@@ -105,7 +105,8 @@ TEST(ScriptDescriptor, PathWithSeparatorsRoundTrips) {
   EXPECT_EQ(parse_case("bert:layers=2,seq=16:b4:fp32:nchw:cpu").descriptor(), "bert:layers=2,seq=16:b4:fp32:nchw:cpu");
   EXPECT_THROW(parse_case("script:file=a%2:b2:fp32:nchw:cpu"), DescriptorError);
   EXPECT_THROW(parse_case("script:file=a%zz.pt:b2:fp32:nchw:cpu"), DescriptorError);
-  EXPECT_EQ(unescape_param_value(escape_param_value(std::string("tab\there\x01", 10))), std::string("tab\there\x01", 10));
+  EXPECT_EQ(unescape_param_value(escape_param_value(std::string("tab\there\x01", 10))),
+            std::string("tab\there\x01", 10));
 }
 
 TEST(ScriptSpecs, ParseAndPrint) {
@@ -197,13 +198,16 @@ TEST(ScriptCli, MissingOrUnloadableFile) {
 
 TEST(ScriptCli, SavedByANewerPyTorch) {
   expect_refused("newer", "run --model " + kData + "/tiny_future.pt --input 3x8x8 --target classes:5",
-                 "saved by a newer PyTorch than this build's LibTorch " TORCH_VERSION ": its file format version is 11, "
+                 "saved by a newer PyTorch than this build's LibTorch " TORCH_VERSION
+                 ": its file format version is 11, "
                  "LibTorch " TORCH_VERSION " reads up to version 10");
 }
 
 TEST(ScriptCli, NoParametersOrAForwardThatFails) {
-  expect_refused("noparams", "run --model " + kData + "/tiny_noparams.pt --input 3x8x8 --target mse", "has no parameters");
-  expect_refused("bad-input", "run --model " + kConv + " --input 5x8x8 --target classes:5", "fails on input [2, 5, 8, 8]");
+  expect_refused("noparams", "run --model " + kData + "/tiny_noparams.pt --input 3x8x8 --target mse",
+                 "has no parameters");
+  expect_refused("bad-input", "run --model " + kConv + " --input 5x8x8 --target classes:5",
+                 "fails on input [2, 5, 8, 8]");
 }
 
 TEST(ScriptCli, OutputThatDoesNotFitTheTarget) {
@@ -215,7 +219,8 @@ TEST(ScriptCli, OutputThatDoesNotFitTheTarget) {
 
 TEST(ScriptCli, BadFlags) {
   // Ids up to 31 reach past the 16-row embedding: the forward itself fails, and says so.
-  expect_refused("lm-vocab", "run --model " + kLm + " --input tokens:6 --target next-token:32", "fails on input [2, 6]");
+  expect_refused("lm-vocab", "run --model " + kLm + " --input tokens:6 --target next-token:32",
+                 "fails on input [2, 6]");
   expect_refused("no-input", "run --model " + kConv, "needs --input");
   expect_refused("target-alone", "run --model " + kConv + " --target mse", "--target needs --input");
   expect_refused("bad-spec", "run --model " + kConv + " --input 3x8x --target mse", "is not an input spec");
@@ -235,9 +240,9 @@ TEST(ScriptCli, RunRecordsTheFileAndItsDescriptorReruns) {
   const fs::path model = dir / "my model:v1,a=b.pt";
   fs::copy_file(kConv, model);
   const auto out = dir / "r.json";
-  const CmdResult r = run_trainbench("run --model '" + model.string() + "' --input 3x8x8 --target classes:5 --batch 2" +
-                                         kFast + " -o " + out.string(),
-                                     dir);
+  const CmdResult r = run_trainbench(
+      "run --model '" + model.string() + "' --input 3x8x8 --target classes:5 --batch 2" + kFast + " -o " + out.string(),
+      dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results(out.string());
   ASSERT_EQ(f.benchmarks.size(), 1u);
@@ -249,9 +254,8 @@ TEST(ScriptCli, RunRecordsTheFileAndItsDescriptorReruns) {
   EXPECT_EQ(rec.model_file_bytes, static_cast<int64_t>(fs::file_size(kConv)));
   EXPECT_EQ(rec.model_file_sha256, digest_file(kConv).sha256);
   const auto again = dir / "again.json";
-  const CmdResult rerun = run_trainbench("run --case '" + rec.name + "'" + kFast.substr(kFast.find(" --warmup")) +
-                                             " -o " + again.string(),
-                                         dir);
+  const CmdResult rerun = run_trainbench(
+      "run --case '" + rec.name + "'" + kFast.substr(kFast.find(" --warmup")) + " -o " + again.string(), dir);
   ASSERT_EQ(rerun.code, 0) << rerun.err;
   EXPECT_EQ(read_results(again.string()).benchmarks.at(0).name, rec.name);
 }
@@ -262,8 +266,10 @@ TEST(ScriptCli, RunRecordsTheFileAndItsDescriptorReruns) {
 // element-wise operators, so its time stays in the step's "other" part: README, "Your own model".)
 TEST(ScriptCli, ExplainAttributesTheStepToItsLayers) {
   const auto dir = temp_dir("torchscript", "explain");
-  const CmdResult r = run_trainbench("explain --model " + kConv + " --input 3x8x8 --target classes:5 --batch 2 --threads 1"
-                                     " --op-time 0 --min-time 0 --min-steps 2 -o " + (dir / "ex.json").string(),
+  const CmdResult r = run_trainbench("explain --model " + kConv +
+                                         " --input 3x8x8 --target classes:5 --batch 2 --threads 1"
+                                         " --op-time 0 --min-time 0 --min-steps 2 -o " +
+                                         (dir / "ex.json").string(),
                                      dir);
   ASSERT_EQ(r.code, 0) << r.err;
   const ResultsFile f = read_results((dir / "ex.json").string());

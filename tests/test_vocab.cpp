@@ -36,7 +36,8 @@ TEST(PrecisionVocab, EveryNameRoundTripsAndNamesADistinctValue) {
   for (size_t i = 0; i < names.size(); ++i) {
     EXPECT_TRUE(is_precision(names[i]));
     EXPECT_EQ(parse_precision(names[i]).str(), names[i]);
-    for (size_t j = 0; j < i; ++j) EXPECT_NE(parse_precision(names[i]), parse_precision(names[j])) << names[i] << " " << names[j];
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE(parse_precision(names[i]), parse_precision(names[j])) << names[i] << " " << names[j];
   }
 }
 
@@ -48,9 +49,10 @@ TEST(PrecisionVocab, EachPrecisionCarriesItsRecipe) {
     c10::ScalarType dtype;
     bool pure, autocast, loss_scaling;
   };
-  for (const Want& w : {Want{"fp32", c10::kFloat, false, false, false}, Want{"fp16", c10::kHalf, false, true, true},
-                        Want{"bf16", c10::kBFloat16, false, true, false}, Want{"fp16-pure", c10::kHalf, true, false, false},
-                        Want{"bf16-pure", c10::kBFloat16, true, false, false}}) {
+  for (const Want& w :
+       {Want{"fp32", c10::kFloat, false, false, false}, Want{"fp16", c10::kHalf, false, true, true},
+        Want{"bf16", c10::kBFloat16, false, true, false}, Want{"fp16-pure", c10::kHalf, true, false, false},
+        Want{"bf16-pure", c10::kBFloat16, true, false, false}}) {
     const Precision p = parse_precision(w.name);
     EXPECT_EQ(p.dtype, w.dtype) << w.name;
     EXPECT_EQ(p.pure, w.pure) << w.name;
@@ -61,7 +63,8 @@ TEST(PrecisionVocab, EachPrecisionCarriesItsRecipe) {
 }
 
 TEST(PrecisionVocab, UnknownTextIsOneClearError) {
-  EXPECT_EQ(error_of([] { parse_precision("fp64"); }), "unknown precision 'fp64' (fp32, fp16, bf16, fp16-pure, bf16-pure)");
+  EXPECT_EQ(error_of([] { parse_precision("fp64"); }),
+            "unknown precision 'fp64' (fp32, fp16, bf16, fp16-pure, bf16-pure)");
   for (const char* bad : {"", "FP32", "bf16-", "-pure", "fp16 ", "fp32-pure"}) {
     EXPECT_FALSE(is_precision(bad)) << bad;
     EXPECT_THROW(parse_precision(bad), std::invalid_argument) << bad;
@@ -148,11 +151,13 @@ TEST(DeviceKinds, DescriptorsTakeAnIndexOnlyAfterAnIndexedKind) {
 // ---- descriptor fields read by parse_case's steps ------------------------------------------------
 
 TEST(CaseParser, ThreadCountsNameTheirBound) {
-  EXPECT_NE(error_of([] { parse_case("resnet18:b2:fp32:nchw:t0:cpu"); })
-                .find("'t0' is not a thread count (tN with N between 1 and 1024) (at column 23)"),
+  EXPECT_NE(error_of([] {
+              parse_case("resnet18:b2:fp32:nchw:t0:cpu");
+            }).find("'t0' is not a thread count (tN with N between 1 and 1024) (at column 23)"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_case("resnet18:b2:fp32:nchw:data=/d:loader=2000:cpu"); })
-                .find("'loader=2000' is not a loader thread count (loader=N with N between 1 and 1024)"),
+  EXPECT_NE(error_of([] {
+              parse_case("resnet18:b2:fp32:nchw:data=/d:loader=2000:cpu");
+            }).find("'loader=2000' is not a loader thread count (loader=N with N between 1 and 1024)"),
             std::string::npos);
   EXPECT_EQ(parse_case("resnet18:b2:fp32:nchw:t3:data=/d:loader=4:cpu").loader_threads, 4);
 }
@@ -176,7 +181,7 @@ TEST(OpKinds, OneEntryPerKindInTheDocumentedOrder) {
 // The families efficiency is compared within, which kinds have weights and where the layout matters
 // (op_descriptor.h: attention's core has no weights; nhwc changes conv and bn tensors only).
 TEST(OpKinds, FamiliesWeightsAndLayouts) {
-  const std::map<std::string, std::string> family = {{"conv", "conv"}, {"gemm", "matmul"}, {"linear", "matmul"},
+  const std::map<std::string, std::string> family = {{"conv", "conv"}, {"gemm", "matmul"},         {"linear", "matmul"},
                                                      {"lstm", "lstm"}, {"attention", "attention"}, {"bn", "norm"}};
   for (const auto& k : op_kind_table()) {
     EXPECT_EQ(k.family, family.at(k.name));
@@ -190,9 +195,9 @@ TEST(OpKinds, EachDispatchedOperatorHasOneReader) {
   std::multiset<std::string> names;
   for (const auto& k : op_kind_table())
     for (const auto& r : k.readers) names.insert(r.op_name);
-  const std::multiset<std::string> want = {"aten::convolution", "aten::_convolution", "aten::linear", "aten::addmm",
-                                           "aten::matmul", "aten::mm", "aten::lstm", "aten::batch_norm",
-                                           "trainbench::attention"};
+  const std::multiset<std::string> want = {"aten::convolution", "aten::_convolution", "aten::linear",
+                                           "aten::addmm",       "aten::matmul",       "aten::mm",
+                                           "aten::lstm",        "aten::batch_norm",   "trainbench::attention"};
   EXPECT_EQ(names, want);
 }
 
@@ -207,7 +212,7 @@ TEST(OpKinds, BuildersMakeTheDescribedLayer) {
   const std::vector<Want> wants = {
       {"conv:mb2ic4ih5oc6kh3sh2ph1", {2, 6, 3, 3}, 1, 1},
       {"gemm:m2n3k4", {2, 3}, 1, 1},
-      {"linear:m2n3k4", {2, 3}, 1, 2},                    // weight and bias
+      {"linear:m2n3k4", {2, 3}, 1, 2},                   // weight and bias
       {"lstm:mb2t3i4h5l2d2", {2, 3, 10}, 1, 2 * 2 * 4},  // batch-first; 4 tensors per layer and direction
       {"attention:mb2s3nh2hd4", {2, 2, 3, 4}, 3, 0},     // q, k, v
       {"bn:mb2ic3ih4", {2, 3, 4, 4}, 1, 2},

@@ -4,8 +4,8 @@
 namespace trainbench::cli {
 
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;    // a case failed or something went wrong at run time
-constexpr int kExitBadInput = 2;   // the user's input was wrong; nothing ran
+constexpr int kExitFailure = 1;   // a case failed or something went wrong at run time
+constexpr int kExitBadInput = 2;  // the user's input was wrong; nothing ran
 
 int main_entry(int argc, char** argv);
 

@@ -92,7 +92,8 @@ std::pair<int64_t, std::string> print_runs(const std::vector<int>& threads, int6
 }
 
 int data_images(const DataOptions& o, const std::vector<int>& threads) {
-  if (o.seq != 0 || !o.data_dtype.empty()) throw InputError("data: --seq and --data-dtype are for token files; " + o.data + " is a folder");
+  if (o.seq != 0 || !o.data_dtype.empty())
+    throw InputError("data: --seq and --data-dtype are for token files; " + o.data + " is a folder");
   const int size = o.size == 0 ? 224 : o.size;
   const std::string layout = o.layout.empty() ? "nchw" : o.layout;
   const std::string precision = o.precision.empty() ? "fp32" : o.precision;
@@ -119,9 +120,9 @@ int data_images(const DataOptions& o, const std::vector<int>& threads) {
   so.dtype = detail::precision_dtype(precision);
   so.uint8 = transfer == "uint8";
   const int64_t files = static_cast<int64_t>(folder.files.size());
-  std::cout << fmt::format("loader: {} ({} images, {} classes), batch {}, crop {}x{} {} {}, {} epoch(s) per thread count\n",
-                           o.data, files, folder.classes.size(), o.batch, size, size, layout,
-                           transfer == "uint8" ? "uint8" : precision, o.epochs);
+  std::cout << fmt::format(
+      "loader: {} ({} images, {} classes), batch {}, crop {}x{} {} {}, {} epoch(s) per thread count\n", o.data, files,
+      folder.classes.size(), o.batch, size, size, layout, transfer == "uint8" ? "uint8" : precision, o.epochs);
   const auto [skipped, first_skipped] = print_runs(
       threads, files, o, [&] { return std::make_shared<data::ImageFolderSource>(folder, so); }, 0);
   std::cout << "images/s and MB/s: images delivered per second of wall time; scaling: the last epoch against the "
@@ -154,13 +155,16 @@ int data_tokens(const DataOptions& o, const std::vector<int>& threads) {
     throw InputError(e.what());
   }
   const int64_t per_epoch = std::max<int64_t>(o.batch, file->size() / seq);
-  std::cout << fmt::format("loader: {} ({} tokens of {}), batch {}, windows of {} + 1 tokens, {} windows an epoch, "
-                           "{} epoch(s) per thread count\n",
-                           o.data, file->size(), dtype, o.batch, seq, per_epoch, o.epochs);
-  print_runs(threads, per_epoch, o, [&] { return std::make_shared<data::TokenWindowSource>(file, so); }, seq);
+  std::cout << fmt::format(
+      "loader: {} ({} tokens of {}), batch {}, windows of {} + 1 tokens, {} windows an epoch, "
+      "{} epoch(s) per thread count\n",
+      o.data, file->size(), dtype, o.batch, seq, per_epoch, o.epochs);
+  print_runs(
+      threads, per_epoch, o, [&] { return std::make_shared<data::TokenWindowSource>(file, so); }, seq);
   std::cout << "windows/s, tokens/s (windows x seq) and MB/s (the window's bytes, seq + 1 ids): per second of wall "
                "time; scaling: the last epoch against the first thread count's; cut ms: thread time per window\n";
-  if (o.epochs > 1) std::cout << "epoch 1 may read pages the page cache does not hold yet; later epochs mostly read from it\n";
+  if (o.epochs > 1)
+    std::cout << "epoch 1 may read pages the page cache does not hold yet; later epochs mostly read from it\n";
   return kExitOk;
 }
 
@@ -169,7 +173,8 @@ int data_tokens(const DataOptions& o, const std::vector<int>& threads) {
 int cmd_data(const DataOptions& o) {
   const std::vector<int> threads = loader_thread_list(o.loader_threads, false);
   if (o.batch < 1) throw InputError("data: --batch must be at least 1");
-  if (o.epochs < 1 || o.epochs > 1000) throw InputError(fmt::format("data: --epochs {} is not between 1 and 1000", o.epochs));
+  if (o.epochs < 1 || o.epochs > 1000)
+    throw InputError(fmt::format("data: --epochs {} is not between 1 and 1000", o.epochs));
   // A regular file is a token file; anything else is taken as an image folder (which names what is wrong).
   std::error_code ec;
   if (std::filesystem::is_regular_file(o.data, ec)) return data_tokens(o, threads);

@@ -30,7 +30,8 @@ void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(rule(kStepCount));
   app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(rule(kStepCount));
   app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(rule(kSeconds));
-  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")->check(rule(kSecondsPositive));
+  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")
+      ->check(rule(kSecondsPositive));
   app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
       ->check(rule(kNoisePercent));
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
@@ -56,8 +57,15 @@ void DistFlags::add_to(CLI::App& app) {
 }
 
 std::vector<std::string> DistFlags::child_args(size_t case_index) const {
-  return {"--dist", "--dist-backend", backend, "--dist-timeout", fmt::format("{}", timeout_s),
-          "--bucket-mb", fmt::format("{}", bucket_mb), "--dist-key", std::to_string(case_index)};
+  return {"--dist",
+          "--dist-backend",
+          backend,
+          "--dist-timeout",
+          fmt::format("{}", timeout_s),
+          "--bucket-mb",
+          fmt::format("{}", bucket_mb),
+          "--dist-key",
+          std::to_string(case_index)};
 }
 
 ChildSettings MeasureFlags::resolve() const {
@@ -76,10 +84,10 @@ ChildSettings MeasureFlags::resolve() const {
 }
 
 std::vector<std::string> MeasureFlags::child_args() const {
-  std::vector<std::string> a = {"--warmup",    std::to_string(warmup),        "--min-steps", std::to_string(min_steps),
-                                "--max-steps", std::to_string(max_steps),
-                                "--min-time",  fmt::format("{}", min_time_s), "--max-time",  fmt::format("{}", max_time_s),
-                                "--max-noise", fmt::format("{}", max_noise_pct)};
+  std::vector<std::string> a = {
+      "--warmup",    std::to_string(warmup),        "--min-steps", std::to_string(min_steps),
+      "--max-steps", std::to_string(max_steps),     "--min-time",  fmt::format("{}", min_time_s),
+      "--max-time",  fmt::format("{}", max_time_s), "--max-noise", fmt::format("{}", max_noise_pct)};
   if (!memory_limit.empty()) {
     a.push_back("--memory-limit");
     a.push_back(memory_limit);
@@ -107,7 +115,8 @@ void SweepFlags::add_to(CLI::App& app) {
   app.add_option("--model,-m", models,
                  "Models, comma-separated (see `trainbench list`), or one TorchScript file with --input and --target");
   app.add_option("--device,-d", devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
-  app.add_option("--precision", precisions, "fp32, fp16, bf16 (mixed precision), fp16-pure, bf16-pure, comma-separated");
+  app.add_option("--precision", precisions,
+                 "fp32, fp16, bf16 (mixed precision), fp16-pure, bf16-pure, comma-separated");
   app.add_option("--layout", layouts, "nchw or nhwc (channels-last), comma-separated");
   app.add_option("--optimizer", optimizers, "sgd, momentum, adam, adamw, comma-separated");
   script.add_to(app);

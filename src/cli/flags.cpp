@@ -23,8 +23,8 @@ void trial_defaults(MeasureFlags& m) {
 
 Command add_list(CLI::App& app) {
   auto models = std::make_shared<std::vector<std::string>>();
-  CLI::App* sub =
-      app.add_subcommand("list", "Models and suites with input shape, default batch, parameter count and FLOPs per sample");
+  CLI::App* sub = app.add_subcommand(
+      "list", "Models and suites with input shape, default batch, parameter count and FLOPs per sample");
   sub->add_option("models", *models, "Only these models (default: every model, then the suites)");
   return {sub, [models] { return cmd_list(*models); }};
 }
@@ -55,7 +55,8 @@ Command add_data(CLI::App& app) {
   auto o = std::make_shared<DataOptions>();
   CLI::App* sub = app.add_subcommand(
       "data", "Measure the loader alone: images/s (or windows/s and tokens/s) and MB/s per loader thread count");
-  sub->add_option("--data", o->data, "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
+  sub->add_option("--data", o->data,
+                  "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
       ->required();
   sub->add_option("--batch,-b", o->batch, "Batch size")->check(rule(kBatchSize));
   sub->add_option("--loader-threads", o->loader_threads, "Thread counts, comma-separated");
@@ -120,10 +121,13 @@ Command add_memory(CLI::App& app) {
       app.add_subcommand("memory", "Where a training step's memory goes, and the largest batch per memory size");
   o->SweepFlags::add_to(*sub);
   sub->get_option("--model")->required();
-  sub->add_option("--batch,-b", o->batch, "Say whether this batch fits each size, and by how much")->check(rule(kBatchSize));
-  sub->add_option("--fits", o->fits, "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
+  sub->add_option("--batch,-b", o->batch, "Say whether this batch fits each size, and by how much")
+      ->check(rule(kBatchSize));
+  sub->add_option("--fits", o->fits,
+                  "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
   sub->add_option("--measure-batches", o->measure_batches, "Two or three increasing batches to measure for the fit");
-  sub->add_option("--output,-o", o->output, "Results file with each measured batch (default: results/memory-<time>.json)");
+  sub->add_option("--output,-o", o->output,
+                  "Results file with each measured batch (default: results/memory-<time>.json)");
   trial_defaults(o->measure);
   o->measure.add_to(*sub);
   return {sub, [o, sub] {
@@ -199,7 +203,8 @@ Command add_explain(CLI::App& app) {
   sub->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw");
   sub->add_option("--op-time", o->op_min_time_s, "Seconds to measure each phase of each layer at least")
       ->check(rule(kSeconds));
-  sub->add_flag("--no-alternatives", o->no_alternatives, "Do not time flagged layers in the other layout and precision");
+  sub->add_flag("--no-alternatives", o->no_alternatives,
+                "Do not time flagged layers in the other layout and precision");
   o->InputDataFlags::add_to(*sub);
   sub->add_option("--loader-threads", o->loader_threads, "Loader threads for --data (0: the default)")
       ->check(rule(kThreadCount));
@@ -225,9 +230,9 @@ Command add_run_case(CLI::App& app) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_list(app),    add_run(app),     add_data(app), add_make_data(app), add_launch(app),
-          add_maxbatch(app), add_memory(app), add_compare(app), add_report(app),  add_op(app),
-          add_peak(app),    add_explain(app), add_run_case(app)};
+  return {add_list(app),     add_run(app),     add_data(app),    add_make_data(app), add_launch(app),
+          add_maxbatch(app), add_memory(app),  add_compare(app), add_report(app),    add_op(app),
+          add_peak(app),     add_explain(app), add_run_case(app)};
 }
 
 }  // namespace trainbench::cli

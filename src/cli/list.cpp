@@ -25,8 +25,13 @@ std::string grouped(int64_t n) {
 
 // Printed a row at a time (a model not yet in the cache takes a while to count), so the widths are fixed.
 TextTable model_table() {
-  return TextTable({{"model", 14}, {"family", 11, false, 1}, {"input", 11, false, 1}, {"batch", 6, true, 1},
-                    {"parameters", 13, true, 1}, {"fwd GFLOP", 9, true, 1}, {"train GFLOP", 11, true, 1},
+  return TextTable({{"model", 14},
+                    {"family", 11, false, 1},
+                    {"input", 11, false, 1},
+                    {"batch", 6, true, 1},
+                    {"parameters", 13, true, 1},
+                    {"fwd GFLOP", 9, true, 1},
+                    {"train GFLOP", 11, true, 1},
                     {"description", 0, false, 2}});
 }
 
@@ -52,16 +57,17 @@ int cmd_list(const std::vector<std::string>& models) {
     std::string params = "?", forward = "?", training = "?";
     if (w->name == kScriptModel) {
       params = forward = training = "-";  // the file's own: `run --model FILE.pt` records them
-    } else try {
-      const ModelCounts c = cache.get(*w, effective_params(*w, {}));
-      params = grouped(c.parameters);
-      forward = fmt::format("{:.3g}", c.forward_flops / 1e9);
-      training = fmt::format("{:.3g}", c.training_flops / 1e9);
-    } catch (const std::exception&) {
-      params = "error";
-    }
-    std::cout << table.line({w->name, w->family, w->input, std::to_string(w->default_batch), params, forward, training,
-                             w->description});
+    } else
+      try {
+        const ModelCounts c = cache.get(*w, effective_params(*w, {}));
+        params = grouped(c.parameters);
+        forward = fmt::format("{:.3g}", c.forward_flops / 1e9);
+        training = fmt::format("{:.3g}", c.training_flops / 1e9);
+      } catch (const std::exception&) {
+        params = "error";
+      }
+    std::cout << table.line(
+        {w->name, w->family, w->input, std::to_string(w->default_batch), params, forward, training, w->description});
     for (const auto& p : w->params) {
       std::cout << fmt::format("{:<14}   --set {}={}  {}\n", "", p.key, p.default_value, p.help);
     }

@@ -39,8 +39,9 @@ std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool*
     if (*interrupted) return failed_record(trial, "interrupted");
     Record r = run_case_isolated(trial, child, interrupted);
     std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
-                             r.status == Status::ok ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
-                                                    : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));
+                             r.status == Status::ok
+                                 ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
+                                 : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));
     return r;
   };
 }
@@ -62,7 +63,8 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
   // Only a CPU case has a known limit to predict against (--memory-limit); a GPU's size minus its
   // runtime's context is not known here.
   const int64_t limit = flags.memory_limit.empty() ? 0 : parse_size(flags.memory_limit, "memory limit");
-  if (c.device.is_gpu() || limit <= 0 || max_batch < kFitBatches[1]) return search_max_batch(c, flags, start, max_batch, interrupted);
+  if (c.device.is_gpu() || limit <= 0 || max_batch < kFitBatches[1])
+    return search_max_batch(c, flags, start, max_batch, interrupted);
   const auto run_one = isolated_try(flags, interrupted);
   const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one);
   MaxBatchResult m;
@@ -96,8 +98,9 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
       const int64_t avail = available_memory_bytes() * 9 / 10;
       if (avail > 0) {
         flags.memory_limit = std::to_string(avail);
-        std::cerr << fmt::format("maxbatch: CPU cases limited to {:.1f} GiB (90% of available memory; set --memory-limit)\n",
-                                 static_cast<double>(avail) / (1 << 30));
+        std::cerr << fmt::format(
+            "maxbatch: CPU cases limited to {:.1f} GiB (90% of available memory; set --memory-limit)\n",
+            static_cast<double>(avail) / (1 << 30));
       }
       return;
     }
@@ -124,8 +127,9 @@ int cmd_maxbatch(MaxBatchOptions o) {
   for (const auto& c : plan) {
     std::cerr << "maxbatch " << c.descriptor() << "\n";
     int64_t predicted = 0;
-    const MaxBatchResult m = o.no_predict ? search_max_batch(c, o.measure, o.start, o.max_batch, &interrupted)
-                                          : search_max_batch_predicted(c, o.measure, o.start, o.max_batch, &interrupted, &predicted);
+    const MaxBatchResult m =
+        o.no_predict ? search_max_batch(c, o.measure, o.start, o.max_batch, &interrupted)
+                     : search_max_batch_predicted(c, o.measure, o.start, o.max_batch, &interrupted, &predicted);
     for (const auto& r : m.tries) results.benchmarks.push_back(r);
     std::string line;
     if (!m.failure.empty()) {

@@ -33,7 +33,8 @@ std::vector<int64_t> fit_sizes(const std::string& text, const MeasureFlags& flag
     return sizes;
   }
   if (any_cpu) {
-    const int64_t own = flags.memory_limit.empty() ? physical_memory_bytes() : parse_size(flags.memory_limit, "memory limit");
+    const int64_t own =
+        flags.memory_limit.empty() ? physical_memory_bytes() : parse_size(flags.memory_limit, "memory limit");
     if (own > 0) sizes.push_back(own);
   }
   for (int g : {8, 16, 24, 40, 80}) sizes.push_back(int64_t{g} << 30);
@@ -55,8 +56,10 @@ void cap_by_measured_oom(MemoryEstimate& e, int64_t limit) {
       }
     }
     if (capped && r.memory->assumptions.find("capped") == std::string::npos) {
-      r.memory->assumptions += fmt::format("; predictions for sizes up to the limit capped at batch {} (batch {} ran "
-                                           "out of memory under it)", below, below + 1);
+      r.memory->assumptions += fmt::format(
+          "; predictions for sizes up to the limit capped at batch {} (batch {} ran "
+          "out of memory under it)",
+          below, below + 1);
     }
   };
   for (auto& r : e.tries) cap(r);

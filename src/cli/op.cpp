@@ -104,7 +104,8 @@ int cmd_op(const OpOptions& o) {
   ResultsFile results;
   results.context = collect_context(threads, device.str());
   results.context.cpu_allocator = o.system_allocator ? "system" : "tuned";
-  results.context.peak = find_cached_peak(device.str(), results.context.device_name, threads, results.context.libtorch_version);
+  results.context.peak =
+      find_cached_peak(device.str(), results.context.device_name, threads, results.context.libtorch_version);
   OpSettings s;
   s.device = device;
   s.measure = default_op_measure();
@@ -129,7 +130,8 @@ int cmd_op(const OpOptions& o) {
   } else {
     std::cout << print_op_table(results.ops, results.context.peak ? &*results.context.peak : nullptr);
   }
-  std::cerr << fmt::format("{} op case(s); results: {}{}\n", total, output, failed ? fmt::format(" ({} failed)", failed) : "");
+  std::cerr << fmt::format("{} op case(s); results: {}{}\n", total, output,
+                           failed ? fmt::format(" ({} failed)", failed) : "");
   return failed ? kExitFailure : kExitOk;
 }
 

@@ -37,7 +37,7 @@ struct MeasureFlags {
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
   bool system_allocator = false;
   std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)
-  int auto_threads = 0;  // hidden --auto-threads: what threads 0 means in the child (0: one per core)
+  int auto_threads = 0;      // hidden --auto-threads: what threads 0 means in the child (0: one per core)
 
   void add_to(CLI::App& app);
   // Throws InputError for a bad value.
@@ -146,9 +146,9 @@ struct MaxBatchOptions : SweepFlags {
 };
 
 struct MemoryOptions : SweepFlags {
-  int64_t batch = 0;                       // --batch: does this batch fit each size? (0: not asked)
-  std::string fits;                        // --fits 8G,16G; empty: the device's own and common sizes
-  std::string measure_batches = "2,4,8";   // the batches measured for the fit
+  int64_t batch = 0;                      // --batch: does this batch fit each size? (0: not asked)
+  std::string fits;                       // --fits 8G,16G; empty: the device's own and common sizes
+  std::string measure_batches = "2,4,8";  // the batches measured for the fit
   std::string output;
   MeasureFlags measure;
 };
@@ -157,7 +157,7 @@ struct CompareOptions {
   std::vector<std::string> files;  // BASE OTHER [MORE...]
   std::string ignore;              // settings left out of the join: layout,precision,optimizer
   std::string format = "table";
-  std::string output;              // empty: stdout
+  std::string output;  // empty: stdout
 };
 
 // `trainbench op`: layers alone, each phase timed.
@@ -190,7 +190,7 @@ struct ExplainOptions : InProcessFlags, InputDataFlags {
   std::string output;
   std::string format = "table";
   MeasureFlags measure;  // the whole step
-  ScriptFlags script;  // --input, --target: --model names a TorchScript file
+  ScriptFlags script;    // --input, --target: --model names a TorchScript file
 };
 
 // Hidden `run-case DESCRIPTOR`: the child side of the runner.
@@ -209,12 +209,12 @@ struct DataOptions {
   int64_t batch = 64;
   std::string loader_threads = "1,2";
   int epochs = 2;
-  int size = 0;             // images: the crop (224)
-  std::string layout;       // images: nchw | nhwc (nchw)
-  std::string precision;    // images: fp32 | bf16 | fp16 (fp32)
-  std::string transfer;     // images: float | uint8 (float)
-  int64_t seq = 0;          // tokens: window length (1024, GPT-2's context)
-  std::string data_dtype;   // tokens: uint16 | uint32 (uint16)
+  int size = 0;            // images: the crop (224)
+  std::string layout;      // images: nchw | nhwc (nchw)
+  std::string precision;   // images: fp32 | bf16 | fp16 (fp32)
+  std::string transfer;    // images: float | uint8 (float)
+  int64_t seq = 0;         // tokens: window length (1024, GPT-2's context)
+  std::string data_dtype;  // tokens: uint16 | uint32 (uint16)
 };
 
 // `trainbench make-data`: photo-like JPEGs in ImageFolder layout.
@@ -259,7 +259,8 @@ std::string default_output_path(const std::string& kind);
 // (and the flag, when `flag` is not empty).
 void check_writable(const std::string& output, const std::string& flag = "");
 // Throws InputError when `output` is the same file as one of `inputs`: writing it would destroy an input.
-void check_not_an_input(const std::string& output, const std::string& output_flag, const std::vector<std::string>& inputs);
+void check_not_an_input(const std::string& output, const std::string& output_flag,
+                        const std::vector<std::string>& inputs);
 
 // A CPU batch search without --memory-limit would grow until the kernel's OOM killer ends it: bound
 // it by 90% of the memory available now.

@@ -22,7 +22,8 @@ int cmd_peak(const PeakOptions& o) {
   if (!o.output.empty()) check_writable(o.output);
   const int threads = prepare_in_process(device, o.threads, true);
   Context context = collect_context(threads, device.str());
-  std::cerr << fmt::format("measuring the ceilings of {} ({}) with {} threads...\n", device.str(), context.device_name, threads);
+  std::cerr << fmt::format("measuring the ceilings of {} ({}) with {} threads...\n", device.str(), context.device_name,
+                           threads);
   const PeakInfo p = measure_peak(s, context.device_name, threads);
   std::cout << print_peak(p);
   try {

@@ -50,7 +50,8 @@ void check_writable(const std::string& output, const std::string& flag) {
   }
 }
 
-void check_not_an_input(const std::string& output, const std::string& output_flag, const std::vector<std::string>& inputs) {
+void check_not_an_input(const std::string& output, const std::string& output_flag,
+                        const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
     if (same_file(output, in)) {
       throw InputError(output_flag + " '" + output + "' is the same file as the input '" + in +
@@ -83,7 +84,8 @@ struct GivenFlags {
 
 std::vector<int> thread_list(const std::string& text) {
   std::vector<int> out;
-  for (const auto& t : split_list(text, "threads")) out.push_back(static_cast<int>(checked_number(t, kThreadCount, "--threads")));
+  for (const auto& t : split_list(text, "threads"))
+    out.push_back(static_cast<int>(checked_number(t, kThreadCount, "--threads")));
   return out;
 }
 
@@ -132,7 +134,8 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     }
   }
   if (!o.sets.empty() && o.models.empty()) throw InputError("--set needs --model (it sets that workload's parameters)");
-  if (o.script.given() && o.models.empty()) throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
+  if (o.script.given() && o.models.empty())
+    throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
   if (!o.models.empty() || !o.batches.empty()) {
     Sweep s;
     s.params = params_product(parse_sets(o.sets));
@@ -140,10 +143,13 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     const bool search = o.batches == "auto";
     if (!search && !o.batches.empty()) {
       for (const auto& b : split_list(o.batches, "batch size")) {
-        if (b == "auto") throw InputError("--batch '" + o.batches + "': auto cannot be combined with sizes; give auto alone");
+        if (b == "auto")
+          throw InputError("--batch '" + o.batches + "': auto cannot be combined with sizes; give auto alone");
       }
     }
-    s.batches = o.batches.empty() ? std::vector<int64_t>{} : search ? std::vector<int64_t>{1} : parse_int_list(o.batches, "batch size");
+    s.batches = o.batches.empty() ? std::vector<int64_t>{}
+                : search          ? std::vector<int64_t>{1}
+                                  : parse_int_list(o.batches, "batch size");
     s.precisions = split_list(o.precisions, "precision");
     s.layouts = split_list(o.layouts, "layout");
     s.optimizers = split_list(o.optimizers, "optimizer");
@@ -176,19 +182,22 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
 GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
   if (o.models.empty() && !o.cases.empty() && o.suite.empty()) {
-    for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set", "--forward-only",
-                             "--data", "--loader-threads", "--data-dtype", "--data-transfer"}) {
+    for (const char* flag : {"--batch", "--precision", "--layout", "--optimizer", "--threads", "--set",
+                             "--forward-only", "--data", "--loader-threads", "--data-dtype", "--data-transfer"}) {
       if (given(flag)) {
-        throw InputError(std::string(flag) + " does not apply to --case cases (the descriptor sets it, e.g. :t4: for "
+        throw InputError(std::string(flag) +
+                         " does not apply to --case cases (the descriptor sets it, e.g. :t4: for "
                          "threads); it shapes a --model sweep");
       }
     }
-    if (given("--device")) throw InputError("--device does not apply to --case cases: the device is the descriptor's last field");
+    if (given("--device"))
+      throw InputError("--device does not apply to --case cases: the device is the descriptor's last field");
   }
   if (o.models.empty() && !o.suite.empty()) {
     for (const char* flag : {"--batch", "--set"}) {
       if (given(flag)) {
-        throw InputError(std::string(flag) + " does not apply to --suite cases: the suite's groups set it (edit the suite "
+        throw InputError(std::string(flag) +
+                         " does not apply to --suite cases: the suite's groups set it (edit the suite "
                          "file, or give --model for a sweep of its own)");
       }
     }
@@ -203,7 +212,8 @@ GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
     g.data = given("--data");
   }
   for (const char* flag : {"--loader-threads", "--data-dtype", "--data-transfer"}) {
-    if (!given("--data") && given(flag)) throw InputError(std::string(flag) + " needs --data (synthetic data has no loader)");
+    if (!given("--data") && given(flag))
+      throw InputError(std::string(flag) + " needs --data (synthetic data has no loader)");
   }
   return g;
 }
@@ -253,7 +263,8 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   if (!plan.auto_batch.empty()) default_cpu_memory_limit(plan.cases, o.measure);
   if (o.dist.enabled) {
     if (o.resume) throw InputError("--resume does not work with --dist yet: run the remaining cases with --case");
-    if (!plan.auto_batch.empty()) throw InputError("--batch auto does not work with --dist: give the batch of each rank");
+    if (!plan.auto_batch.empty())
+      throw InputError("--batch auto does not work with --dist: give the batch of each rank");
     plan.dist = std::make_unique<DistRun>(o.dist);
   }
   return plan;
@@ -306,7 +317,8 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   const std::string journal_path = claim_output(o, journal);
   const PlanIdentity identity = plan_identity(plan.cases, o.measure);
   Resumed resumed = merge_resumed(o, journal_path, identity, plan.cases);
-  if (plan.dist) plan.dist->start(plan.cases, o.measure);  // after every input check: a failed check must not hold the others
+  if (plan.dist)
+    plan.dist->start(plan.cases, o.measure);  // after every input check: a failed check must not hold the others
   const Context context = run_context(o, plan, resumed);
 
   journal.open(journal_path, context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh, identity);

@@ -19,7 +19,9 @@ namespace {
 std::string text_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
 std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
-std::chrono::milliseconds as_milliseconds(double s) { return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0)); }
+std::chrono::milliseconds as_milliseconds(double s) {
+  return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0));
+}
 
 }  // namespace
 
@@ -29,7 +31,9 @@ std::string DistRun::key(size_t index, const std::string& what) const {
   return "trainbench/case/" + std::to_string(index) + "/" + what;
 }
 
-std::string DistRun::backend_for(const Case& c) const { return dist::resolve_backend(flags_.backend, c.device.is_gpu()); }
+std::string DistRun::backend_for(const Case& c) const {
+  return dist::resolve_backend(flags_.backend, c.device.is_gpu());
+}
 
 void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
   for (const auto& c : plan) {
@@ -117,10 +121,11 @@ std::string dist_summary(const std::vector<Record>& records) {
       scaling = fmt::format("scaling efficiency {:.1f}% (one process: {:.4g} {})", 100.0 * d.scaling_efficiency,
                             d.single_process_throughput, r.unit);
     }
-    out += fmt::format("{}: {} rank{} ({}): {:.4g} {} global; {}; communication: {:.1f}% of step time exposed, "
-                       "{:.1f}% in flight\n",
-                       r.name, d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
-                       100.0 * d.comm_share, 100.0 * d.comm_total_share);
+    out += fmt::format(
+        "{}: {} rank{} ({}): {:.4g} {} global; {}; communication: {:.1f}% of step time exposed, "
+        "{:.1f}% in flight\n",
+        r.name, d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
+        100.0 * d.comm_share, 100.0 * d.comm_total_share);
   }
   return out;
 }

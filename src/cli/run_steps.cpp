@@ -44,7 +44,8 @@ void read_earlier_records(const RunOptions& o, const std::string& journal_path, 
   if (j.plan) r.plan_change = plan_difference(*j.plan, identity);
   if (!r.plan_change.empty() && !o.force) {
     throw InputError("cannot resume: the journal " + journal_path + " was written by a different plan (" +
-                     r.plan_change + "); rerun with its plan, or add --force to keep its records and run this "
+                     r.plan_change +
+                     "); rerun with its plan, or add --force to keep its records and run this "
                      "plan's missing cases");
   }
   if (j.context) r.context = j.context;
@@ -130,10 +131,10 @@ Resumed merge_resumed(const RunOptions& o, const std::string& journal_path, cons
                       const std::vector<Case>& plan) {
   Resumed r;
   if (o.resume) try {
-    read_earlier_records(o, journal_path, identity, r);
-  } catch (const ResultsError& e) {
-    throw InputError(std::string("cannot resume: ") + e.what());
-  }
+      read_earlier_records(o, journal_path, identity, r);
+    } catch (const ResultsError& e) {
+      throw InputError(std::string("cannot resume: ") + e.what());
+    }
   std::set<std::string> done_names;
   for (const auto& d : r.done) done_names.insert(d.name);
   for (const auto& c : plan) {
@@ -176,8 +177,8 @@ std::unique_ptr<SweepObserver> console_progress(Reporter& reporter) {
   return std::make_unique<ConsoleProgress>(reporter);
 }
 
-Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags& measure,
-                const Context& context, Journal& journal, SweepObserver& observer) {
+Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags& measure, const Context& context,
+                Journal& journal, SweepObserver& observer) {
   Swept out;
   out.start = std::chrono::steady_clock::now();
   const CaseChild child = measure.case_child();
@@ -208,12 +209,12 @@ int write_run(const RunOptions& o, const RunPlan& plan, const Context& context, 
   if (swept.interrupted) {
     journal.close();
     if (plan.dist) {  // --resume does not work with --dist
-      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {}\n", fresh, todo,
-                               o.output);
+      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {}\n", fresh, todo, o.output);
     } else {
-      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {} — continue with "
-                               "`trainbench run ... --resume -o {}`\n",
-                               fresh, todo, o.output, o.output);
+      std::cerr << fmt::format(
+          "interrupted after {} of {} case(s); finished cases are in {} — continue with "
+          "`trainbench run ... --resume -o {}`\n",
+          fresh, todo, o.output, o.output);
     }
     return 130;
   }

@@ -21,15 +21,15 @@ struct RunPlan {
   std::vector<Case> cases;
   std::set<std::string> auto_batch;  // descriptors of cases whose batch is searched (--batch auto)
   const ReporterInfo* format = nullptr;
-  std::unique_ptr<DistRun> dist;     // --dist
+  std::unique_ptr<DistRun> dist;  // --dist
 };
 
 // What an earlier, interrupted or finished, run left (--resume).
 struct Resumed {
-  std::vector<Record> done;          // the records already measured: results file first, then the journal
-  std::optional<Context> context;    // theirs, kept for the whole file
-  std::string plan_change;           // --resume --force: how the journal's plan differs from this one
-  std::vector<Case> todo;            // the plan's cases still to measure, in plan order
+  std::vector<Record> done;        // the records already measured: results file first, then the journal
+  std::optional<Context> context;  // theirs, kept for the whole file
+  std::string plan_change;         // --resume --force: how the journal's plan differs from this one
+  std::vector<Case> todo;          // the plan's cases still to measure, in plan order
 };
 
 // Reads the results file and the journal of `o.output` when --resume is given (else nothing is done);
@@ -63,8 +63,8 @@ struct Swept {
 
 // Measures `todo` a case at a time (isolated child, batch search or data-parallel lead), journaling
 // each record at once; stops early on an interrupt.
-Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags& measure,
-                const Context& context, Journal& journal, SweepObserver& observer);
+Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags& measure, const Context& context,
+                Journal& journal, SweepObserver& observer);
 
 // Writes the results file (earlier records and fresh ones, in plan order) and the --report, ends the
 // reporter, removes the journal and says how it went. Returns the exit code.

@@ -7,10 +7,10 @@
 namespace trainbench::cli {
 
 void ScriptFlags::add_to(CLI::App& app) {
-  app.add_option("--input", input,
-                 "With --model FILE.pt (TorchScript): one sample's shape, e.g. 3x224x224 (float) or tokens:512 (int64 ids)");
-  app.add_option("--target", target,
-                 "With --model FILE.pt: classes:K (cross-entropy), next-token:V (LM loss) or mse");
+  app.add_option(
+      "--input", input,
+      "With --model FILE.pt (TorchScript): one sample's shape, e.g. 3x224x224 (float) or tokens:512 (int64 ids)");
+  app.add_option("--target", target, "With --model FILE.pt: classes:K (cross-entropy), next-token:V (LM loss) or mse");
 }
 
 std::vector<std::string> sweep_models(const std::string& models, const ScriptFlags& script,
@@ -26,7 +26,8 @@ std::vector<std::string> sweep_models(const std::string& models, const ScriptFla
     }
     return names;
   }
-  if (script.input.empty()) throw InputError("--target needs --input too (one sample's shape, e.g. 3x224x224 or tokens:512)");
+  if (script.input.empty())
+    throw InputError("--target needs --input too (one sample's shape, e.g. 3x224x224 or tokens:512)");
   if (script.target.empty()) throw InputError("--input needs --target too (classes:K, next-token:V or mse)");
   if (models.empty()) throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
   if (params.empty()) params.emplace_back();

@@ -29,7 +29,9 @@ void gpu_synchronize(int index) { torch::cuda::synchronize(index); }
 // (StatType::AGGREGATE moved namespaces in 2.x, so the index is spelled out); getDeviceStats took an
 // int in 1.13 and takes a c10::DeviceIndex in 2.x, which converts either way.
 #if defined(TRAINBENCH_WITH_CUDA) || defined(TRAINBENCH_WITH_HIP)
-void gpu_reset_peak(int index) { c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index)); }
+void gpu_reset_peak(int index) {
+  c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
+}
 AllocatorStats gpu_allocator_stats(int index) {
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
   return {stats.allocated_bytes[0].current, stats.allocated_bytes[0].peak, stats.reserved_bytes[0].peak};
@@ -201,7 +203,9 @@ std::string algorithm_search_mode(const DeviceSpec& d) {
 std::string tf32_mode(const DeviceSpec& d) {
   if (!d.is_gpu()) return "n/a";
   const auto& ctx = at::globalContext();
-  return ctx.allowTF32CuBLAS() && ctx.allowTF32CuDNN() ? "on" : (ctx.allowTF32CuBLAS() || ctx.allowTF32CuDNN() ? "mixed" : "off");
+  return ctx.allowTF32CuBLAS() && ctx.allowTF32CuDNN()
+             ? "on"
+             : (ctx.allowTF32CuBLAS() || ctx.allowTF32CuDNN() ? "mixed" : "off");
 }
 
 std::optional<std::string> gpu_pci_bus_id(const DeviceSpec& d) {

@@ -17,7 +17,7 @@ struct DeviceSpec {
   std::string type = "cpu";  // a DeviceKind's name: "cpu" | "cuda" (ROCm builds also call their GPUs "cuda")
   int index = -1;            // -1: the default device of that type
 
-  std::string str() const;   // "cpu", "cuda", "cuda:1"
+  std::string str() const;  // "cpu", "cuda", "cuda:1"
   torch::Device torch_device() const;
   const DeviceKind& kind() const;  // throws std::invalid_argument for a type outside the table
   bool is_gpu() const;
@@ -35,12 +35,12 @@ struct AllocatorStats {
 // (xpu, mps) is one entry there; a hook is null where the type has nothing to do (the CPU's memory is
 // the process's: max RSS, the counting allocator in src/memory).
 struct DeviceKind {
-  const char* name;           // "cpu", "cuda": the text of --device, descriptors and records
+  const char* name;  // "cpu", "cuda": the text of --device, descriptors and records
   c10::DeviceType torch_type;
-  bool gpu;                   // its own memory behind a caching allocator; kernels run asynchronously
-  bool indexed;               // "name:N" picks one of several
-  bool (*available)();        // usable in this build and machine
-  int (*count)();             // how many are present
+  bool gpu;                        // its own memory behind a caching allocator; kernels run asynchronously
+  bool indexed;                    // "name:N" picks one of several
+  bool (*available)();             // usable in this build and machine
+  int (*count)();                  // how many are present
   void (*synchronize)(int index);  // waits for every queued operation (-1: the current device)
   void (*reset_peak)(int index);
   AllocatorStats (*allocator_stats)(int index);

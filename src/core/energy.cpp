@@ -33,8 +33,7 @@ std::optional<double> joules_between(const std::vector<uint64_t>& start, const s
   return units * joules_per_unit;
 }
 
-std::optional<EnergyFigures> energy_figures(const std::string& source, double joules, double seconds,
-                                            int64_t samples) {
+std::optional<EnergyFigures> energy_figures(const std::string& source, double joules, double seconds, int64_t samples) {
   if (!std::isfinite(joules) || joules < 0.0 || !std::isfinite(seconds) || seconds <= 0.0 || samples <= 0) return {};
   EnergyFigures f;
   f.source = source;
@@ -48,9 +47,7 @@ std::optional<EnergyFigures> energy_figures(const std::string& source, double jo
 EnergyMeter::EnergyMeter(std::unique_ptr<EnergyCounter> counter, std::function<double()> now_s)
     : counter_(std::move(counter)), now_s_(std::move(now_s)) {
   if (!now_s_) {
-    now_s_ = [] {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    };
+    now_s_ = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
   }
 }
 

@@ -27,7 +27,7 @@ std::optional<uint64_t> counter_delta(uint64_t start, uint64_t end, uint64_t ran
 class EnergyCounter {
  public:
   virtual ~EnergyCounter() = default;
-  virtual std::string source() const = 0;           // "nvml" | "rapl"
+  virtual std::string source() const = 0;            // "nvml" | "rapl"
   virtual double joules_per_unit() const = 0;        // 1e-3 for mJ, 1e-6 for uJ
   virtual std::vector<uint64_t> ranges() const = 0;  // each domain's wrap range (counter_delta); 0: none
   // One raw value per domain, in ranges() order; empty when any domain could not be read.

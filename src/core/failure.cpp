@@ -13,9 +13,9 @@ std::string first_line(const std::string& what) {
 }
 
 bool is_out_of_memory_message(const std::string& what) {
-  static const char* const kMarks[] = {"can't allocate memory", "not enough memory", "out of memory",
-                                       "OutOfMemory", "std::bad_alloc", "Cannot allocate memory",
-                                       "could not allocate", "hipErrorOutOfMemory", "CUBLAS_STATUS_ALLOC_FAILED"};
+  static const char* const kMarks[] = {"can't allocate memory", "not enough memory",   "out of memory",
+                                       "OutOfMemory",           "std::bad_alloc",      "Cannot allocate memory",
+                                       "could not allocate",    "hipErrorOutOfMemory", "CUBLAS_STATUS_ALLOC_FAILED"};
   for (const char* m : kMarks) {
     if (what.find(m) != std::string::npos) return true;
   }

@@ -11,8 +11,8 @@ namespace trainbench {
 
 double conv_flops(int64_t batch, int64_t in_channels, int64_t out_channels, int64_t groups,
                   const std::vector<int64_t>& kernel, const std::vector<int64_t>& output_spatial) {
-  double f = 2.0 * static_cast<double>(batch) * static_cast<double>(out_channels) *
-             static_cast<double>(in_channels / groups);
+  double f =
+      2.0 * static_cast<double>(batch) * static_cast<double>(out_channels) * static_cast<double>(in_channels / groups);
   for (int64_t k : kernel) f *= static_cast<double>(k);
   for (int64_t o : output_spatial) f *= static_cast<double>(o);
   return f;
@@ -33,8 +33,8 @@ thread_local CounterState* t_state = nullptr;
 bool is_counted(const char* name) {
   // aten::_convolution: what a traced TorchScript module calls directly (torch.jit.trace records the
   // convolution below aten::convolution); inside aten::convolution it is nested and not counted again.
-  static const char* const kOps[] = {"aten::convolution", "aten::_convolution", "aten::addmm", "aten::mm", "aten::bmm",
-                                     "aten::baddbmm"};
+  static const char* const kOps[] = {"aten::convolution", "aten::_convolution", "aten::addmm",
+                                     "aten::mm",          "aten::bmm",          "aten::baddbmm"};
   for (const char* op : kOps) {
     if (std::strcmp(name, op) == 0) return true;
   }
@@ -49,9 +49,7 @@ std::vector<int64_t> sizes_of(const c10::IValue& v) {
   return {};
 }
 
-bool needs_grad(const c10::IValue& v) {
-  return v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad();
-}
+bool needs_grad(const c10::IValue& v) { return v.isTensor() && v.toTensor().defined() && v.toTensor().requires_grad(); }
 
 // A parameter, or a view of one (the W^T a linear layer multiplies by): its gradient is a weight gradient.
 bool is_weight(const at::Tensor& t) {
@@ -140,9 +138,9 @@ void on_exit(const at::RecordFunction& fn, at::ObserverContext*) {
 
 StepFlops count_step_flops(const std::function<void()>& fn) {
   CounterState state;
-  detail::run_observed(t_state, &state,
-                       at::RecordFunctionCallback(on_enter, on_exit).needsInputs(true).scopes({at::RecordScope::FUNCTION}),
-                       fn);
+  detail::run_observed(
+      t_state, &state,
+      at::RecordFunctionCallback(on_enter, on_exit).needsInputs(true).scopes({at::RecordScope::FUNCTION}), fn);
   return state.flops;
 }
 

@@ -26,7 +26,9 @@ struct StepFlops {
   double backward_weights = 0.0;  // gradients of parameters (leaf tensors, or views of them as W^T)
 
   double training() const { return forward + backward_data + backward_weights; }
-  StepFlops scaled(double factor) const { return {forward * factor, backward_data * factor, backward_weights * factor}; }
+  StepFlops scaled(double factor) const {
+    return {forward * factor, backward_data * factor, backward_weights * factor};
+  }
   StepFlops& operator+=(const StepFlops& o) {
     forward += o.forward;
     backward_data += o.backward_data;

@@ -93,7 +93,8 @@ std::optional<double> NvmlLibrary::default_sm_clock_mhz(void* device) const {
 
 std::optional<uint64_t> NvmlLibrary::total_energy_mj(void* device) const {
   unsigned long long mj = 0;
-  if (!initialized_ || device == nullptr || api_->total_energy == nullptr || api_->total_energy(device, &mj) != kNvmlSuccess)
+  if (!initialized_ || device == nullptr || api_->total_energy == nullptr ||
+      api_->total_energy(device, &mj) != kNvmlSuccess)
     return {};
   return static_cast<uint64_t>(mj);
 }

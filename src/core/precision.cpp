@@ -14,10 +14,8 @@ struct Entry {
 // One row per precision: a new one (fp8, say) is a row here.
 const std::vector<Entry>& table() {
   static const std::vector<Entry> t = {
-      {"fp32", {c10::kFloat, false, false}},
-      {"fp16", {c10::kHalf, false, true}},
-      {"bf16", {c10::kBFloat16, false, false}},
-      {"fp16-pure", {c10::kHalf, true, false}},
+      {"fp32", {c10::kFloat, false, false}},        {"fp16", {c10::kHalf, false, true}},
+      {"bf16", {c10::kBFloat16, false, false}},     {"fp16-pure", {c10::kHalf, true, false}},
       {"bf16-pure", {c10::kBFloat16, true, false}},
   };
   return t;

@@ -23,7 +23,9 @@ struct Precision {
   bool autocast() const { return !pure && dtype != c10::kFloat; }
   // Its text in descriptors and records ("bf16-pure"); parse_precision(p.str()) == p.
   std::string str() const;
-  bool operator==(const Precision& o) const { return dtype == o.dtype && pure == o.pure && loss_scaling == o.loss_scaling; }
+  bool operator==(const Precision& o) const {
+    return dtype == o.dtype && pure == o.pure && loss_scaling == o.loss_scaling;
+  }
   bool operator!=(const Precision& o) const { return !(*this == o); }
 };
 

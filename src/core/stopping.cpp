@@ -59,8 +59,7 @@ WarmupRule WarmupRule::fixed(long steps, double max_time_s) {
   return r;
 }
 
-WarmupRule WarmupRule::until_stable(long min_steps, double max_time_s, long window, double tolerance,
-                                    long max_steps) {
+WarmupRule WarmupRule::until_stable(long min_steps, double max_time_s, long window, double tolerance, long max_steps) {
   WarmupRule r;
   r.min_steps_ = min_steps;
   r.window_ = std::max(1L, window);
@@ -94,7 +93,8 @@ Sampled sample_until_done(const MeasureSettings& m, const std::function<double()
     const WarmupRule warmup = m.warmup(false);
     std::vector<double> warm;
     const auto warm_start = Clock::now();
-    while (!warmup.done({warm, std::chrono::duration<double>(Clock::now() - warm_start).count()})) warm.push_back(one());
+    while (!warmup.done({warm, std::chrono::duration<double>(Clock::now() - warm_start).count()}))
+      warm.push_back(one());
   }
   StoppingPolicy policy = m.policy();
   Sampled out;

@@ -28,6 +28,7 @@ class MinSteps final : public StoppingRule {
   explicit MinSteps(long n) : n_(n) {}
   bool satisfied(const Progress& p) const override { return static_cast<long>(p.samples.size()) >= n_; }
   std::string name() const override { return "min_steps"; }
+
  private:
   long n_;
 };
@@ -37,6 +38,7 @@ class MinTime final : public StoppingRule {
   explicit MinTime(double s) : s_(s) {}
   bool satisfied(const Progress& p) const override { return p.elapsed_s >= s_; }
   std::string name() const override { return "min_time"; }
+
  private:
   double s_;
 };
@@ -47,6 +49,7 @@ class MaxNoise final : public StoppingRule {
   explicit MaxNoise(double max_fraction) : max_(max_fraction) {}
   bool satisfied(const Progress& p) const override;
   std::string name() const override { return "max_noise"; }
+
  private:
   double max_;
 };
@@ -56,6 +59,7 @@ class MaxTime final : public StoppingRule {
   explicit MaxTime(double s) : s_(s) {}
   bool satisfied(const Progress& p) const override { return p.elapsed_s >= s_; }
   std::string name() const override { return "max_time"; }
+
  private:
   double s_;
 };
@@ -65,6 +69,7 @@ class MaxSteps final : public StoppingRule {
   explicit MaxSteps(long n) : n_(n) {}
   bool satisfied(const Progress& p) const override { return static_cast<long>(p.samples.size()) >= n_; }
   std::string name() const override { return "max_steps"; }
+
  private:
   long n_;
 };
@@ -114,7 +119,7 @@ class WarmupRule {
 // (cli/options.h) and docs/methodology.md quotes them.
 struct MeasureSettings {
   long warmup_steps = 2;
-  long min_steps = 5;        // a floor: no limit ends a case before it (only the runner's timeout)
+  long min_steps = 5;  // a floor: no limit ends a case before it (only the runner's timeout)
   double min_time_s = 2.0;
   double max_time_s = 60.0;  // a limit on measuring once min_steps holds; warm-up is bounded by it too
   double max_noise = 0.02;   // fraction, from --max-noise PCT

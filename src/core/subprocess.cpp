@@ -15,7 +15,8 @@ namespace {
 
 // Both ends close on exec: the child keeps only what it dup2()s onto 2 and 3.
 void make_pipe(int fds[2]) {
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& text) {

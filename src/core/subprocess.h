@@ -13,7 +13,7 @@
 namespace trainbench {
 
 struct SpawnSpec {
-  std::vector<std::string> args;               // argv; args[0] is the executable's path
+  std::vector<std::string> args;                // argv; args[0] is the executable's path
   std::optional<std::vector<std::string>> env;  // the whole environment ("K=V"); none: this process's
   bool result_pipe = false;                     // give the child fd 3, a pipe read in Spawned::result_fd
 };

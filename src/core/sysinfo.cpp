@@ -123,7 +123,7 @@ std::string trim(std::string s) {
 
 std::string os_description() {
   std::string os;
-  struct utsname u{};
+  struct utsname u {};
   if (uname(&u) == 0) os = std::string(u.sysname) + " " + u.release;
   std::istringstream in(read_file("/etc/os-release"));
   std::string line;
@@ -217,7 +217,7 @@ SystemInfo collect_system_info(const std::string& device) {
   }
   const std::string config = at::show_config();
   c.onednn_version = detail::onednn_version_from_config(config);
-  c.cudnn_version = detail::version_after(config, "CuDNN");   // only in GPU builds' config
+  c.cudnn_version = detail::version_after(config, "CuDNN");  // only in GPU builds' config
   c.miopen_version = detail::version_after(config, "MIOpen");
   c.blas_library = detail::blas_library_from_maps(read_file("/proc/self/maps"));
   if (c.blas_library) {
@@ -237,7 +237,8 @@ SystemInfo collect_system_info(const std::string& device) {
 #if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
     if (torch::cuda::is_available()) {
       const auto colon = device.find(':');
-      const auto index = static_cast<c10::DeviceIndex>(colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1)));
+      const auto index =
+          static_cast<c10::DeviceIndex>(colon == std::string::npos ? 0 : std::stoi(device.substr(colon + 1)));
       const auto* props = at::cuda::getDeviceProperties(index);
       c.device_name = props->name;
       c.device_memory_bytes = static_cast<int64_t>(props->totalGlobalMem);

@@ -11,19 +11,19 @@ namespace trainbench {
 
 struct SystemInfo {
   std::string hostname;
-  std::string os;          // "Linux 6.1.0-18-amd64 (Debian GNU/Linux 12 (bookworm))"
+  std::string os;  // "Linux 6.1.0-18-amd64 (Debian GNU/Linux 12 (bookworm))"
   std::string cpu_model;
-  int cpu_cores = 0;                         // logical CPUs (std::thread::hardware_concurrency)
-  std::optional<int> cpu_physical_cores;     // distinct (physical id, core id) pairs in /proc/cpuinfo
-  int64_t memory_bytes = 0;                  // MemTotal
-  std::string libtorch_version;              // TORCH_VERSION of the headers built against
-  std::string build;                         // cpu | cuda | rocm
-  std::optional<std::string> onednn_version; // "2.6.3", from at::show_config()
+  int cpu_cores = 0;                          // logical CPUs (std::thread::hardware_concurrency)
+  std::optional<int> cpu_physical_cores;      // distinct (physical id, core id) pairs in /proc/cpuinfo
+  int64_t memory_bytes = 0;                   // MemTotal
+  std::string libtorch_version;               // TORCH_VERSION of the headers built against
+  std::string build;                          // cpu | cuda | rocm
+  std::optional<std::string> onednn_version;  // "2.6.3", from at::show_config()
   std::optional<std::string> cudnn_version;
   std::optional<std::string> miopen_version;
-  std::optional<std::string> blas_library;   // real path of the BLAS shared library mapped in this process
-  std::string blas_kind = "unknown";         // openblas | mkl | blis | atlas | reference | unknown
-  std::string device_name;                   // cpu: the CPU model; cuda: the GPU name
+  std::optional<std::string> blas_library;     // real path of the BLAS shared library mapped in this process
+  std::string blas_kind = "unknown";           // openblas | mkl | blis | atlas | reference | unknown
+  std::string device_name;                     // cpu: the CPU model; cuda: the GPU name
   std::optional<int64_t> device_memory_bytes;  // cpu: MemTotal; cuda: total device memory
   // GPU devices only (null for cpu).
   std::optional<int> gpu_count;                    // GPUs visible to LibTorch

@@ -50,11 +50,16 @@ std::string size_text_problem(const std::string& text, int64_t* bytes) {
   for (; u < text.size(); ++u) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[u])));
   double mult = 0.0;
   const double k = 1024.0;
-  if (unit.empty() || unit == "b") mult = 1.0;
-  else if (unit == "k" || unit == "kb" || unit == "kib") mult = k;
-  else if (unit == "m" || unit == "mb" || unit == "mib") mult = k * k;
-  else if (unit == "g" || unit == "gb" || unit == "gib") mult = k * k * k;
-  else if (unit == "t" || unit == "tb" || unit == "tib") mult = k * k * k * k;
+  if (unit.empty() || unit == "b")
+    mult = 1.0;
+  else if (unit == "k" || unit == "kb" || unit == "kib")
+    mult = k;
+  else if (unit == "m" || unit == "mb" || unit == "mib")
+    mult = k * k;
+  else if (unit == "g" || unit == "gb" || unit == "gib")
+    mult = k * k * k;
+  else if (unit == "t" || unit == "tb" || unit == "tib")
+    mult = k * k * k * k;
   if (mult == 0.0 || (unit.empty() && u > i)) return bad;  // a trailing space with no unit
   // 2^60 bytes: any larger would overflow a byte count.
   const std::string why = number_problem(v * mult, NumberRule{0.0, 1152921504606846976.0, true, false});

@@ -1,7 +1,7 @@
 // One rule per kind of number a user gives trainbench, applied wherever the value enters: a flag
 // (cli/), a suite file's [settings] and [[group]] keys (runner/suite.cpp), a case descriptor
-// (runner/case.cpp), a results file's records (results/record.cpp). A rule answers "" for a good value or a short, true reason ("must be > 0",
-// "must be between 0 and 1024"); the caller says where the value came from.
+// (runner/case.cpp), a results file's records (results/record.cpp). A rule answers "" for a good value or a short, true
+// reason ("must be > 0", "must be between 0 and 1024"); the caller says where the value came from.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,17 +16,17 @@ struct NumberRule {
 
 // The value classes. Seconds and counts have an upper bound so that no limit can overflow a clock or a
 // counter: a million seconds is eleven days.
-constexpr NumberRule kSecondsPositive{0.0, 1e6, true, false};  // --max-time, --dist-timeout
-constexpr NumberRule kSeconds{0.0, 1e6, false, false};         // --min-time, --timeout (0: never), --grace, --op-time
-constexpr NumberRule kNoisePercent{0.0, 100.0, false, false};  // --max-noise
-constexpr NumberRule kStepCount{1.0, 1e9, false, true};        // --min-steps, --max-steps
-constexpr NumberRule kWarmupSteps{0.0, 1e9, false, true};      // --warmup
-constexpr NumberRule kThreadCount{0.0, 1024.0, false, true};   // --threads (0: one per core)
-constexpr NumberRule kBucketMiB{0.0, 1048576.0, true, false};  // --bucket-mb (up to 1 TiB)
-constexpr NumberRule kBatchSize{1.0, 1e9, false, true};        // explain --batch, maxbatch --start / --max-batch
-constexpr NumberRule kGemmSize{1.0, 1e6, false, true};         // peak --gemm-size
-constexpr NumberRule kProcessCount{1.0, 65536.0, false, true}; // launch --nproc, --nnodes
-constexpr NumberRule kNodeRank{0.0, 65535.0, false, true};     // launch --node-rank
+constexpr NumberRule kSecondsPositive{0.0, 1e6, true, false};   // --max-time, --dist-timeout
+constexpr NumberRule kSeconds{0.0, 1e6, false, false};          // --min-time, --timeout (0: never), --grace, --op-time
+constexpr NumberRule kNoisePercent{0.0, 100.0, false, false};   // --max-noise
+constexpr NumberRule kStepCount{1.0, 1e9, false, true};         // --min-steps, --max-steps
+constexpr NumberRule kWarmupSteps{0.0, 1e9, false, true};       // --warmup
+constexpr NumberRule kThreadCount{0.0, 1024.0, false, true};    // --threads (0: one per core)
+constexpr NumberRule kBucketMiB{0.0, 1048576.0, true, false};   // --bucket-mb (up to 1 TiB)
+constexpr NumberRule kBatchSize{1.0, 1e9, false, true};         // explain --batch, maxbatch --start / --max-batch
+constexpr NumberRule kGemmSize{1.0, 1e6, false, true};          // peak --gemm-size
+constexpr NumberRule kProcessCount{1.0, 65536.0, false, true};  // launch --nproc, --nnodes
+constexpr NumberRule kNodeRank{0.0, 65535.0, false, true};      // launch --node-rank
 
 // "" when `v` obeys `rule`; else "must be a finite number", "must be > 0 and at most 1000000", ...
 std::string number_problem(double v, const NumberRule& rule);

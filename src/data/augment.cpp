@@ -64,8 +64,8 @@ void crop_resize(const uint8_t* rgb, int width, int height, const CropBox& box, 
   // Only the columns the crop touches are blended vertically.
   const int x_lo = std::min(xs.front().i0, xs.back().i0);
   const int x_hi = std::max(xs.front().i1, xs.back().i1);
-  std::vector<float> row(static_cast<size_t>(width) * 3);    // the vertically interpolated source row
-  std::vector<T> line(static_cast<size_t>(out_w) * 3);       // one output row, interleaved, converted
+  std::vector<float> row(static_cast<size_t>(width) * 3);  // the vertically interpolated source row
+  std::vector<T> line(static_cast<size_t>(out_w) * 3);     // one output row, interleaved, converted
   for (int oy = 0; oy < out_h; ++oy) {
     const Tap ty = ys[oy];
     const uint8_t* r0 = rgb + static_cast<size_t>(ty.i0) * width * 3;
@@ -107,8 +107,8 @@ void crop_resize_normalize(const uint8_t* rgb, int width, int height, const Crop
               [&](float v, int c) { return v * gain[c] + bias[c]; });
 }
 
-void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h,
-                       bool flip, bool channels_last, uint8_t* dst) {
+void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h, bool flip,
+                       bool channels_last, uint8_t* dst) {
   // Interpolated values lie within their byte neighbours, so rounding stays in 0..255.
   crop_resize(rgb, width, height, box, out_w, out_h, flip, channels_last, dst,
               [](float v, int) { return static_cast<uint8_t>(std::lround(v)); });

@@ -32,8 +32,8 @@ void crop_resize_normalize(const uint8_t* rgb, int width, int height, const Crop
 // The same crop, resize and flip, without the normalize: each interpolated value rounded to the nearest
 // byte (--data-transfer uint8; the device normalizes, data/device_feed.h). Differs from the float path,
 // once normalized, by at most half a grey level: 0.5 * gain[c].
-void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h,
-                       bool flip, bool channels_last, uint8_t* dst);
+void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h, bool flip,
+                       bool channels_last, uint8_t* dst);
 
 // Normalize as an affine map of the byte value p: (p / 255 - mean[c]) / std[c] = p * gain[c] + bias[c].
 void imagenet_gain_bias(float gain[3], float bias[3]);

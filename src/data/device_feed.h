@@ -46,7 +46,7 @@ class DeviceFeed {
   bool gpu_;
   std::optional<c10::Stream> copy_stream_;
   std::optional<c10::Event> copied_;
-  std::optional<Batch> host_;                       // the host batch whose copy is in flight (kept alive)
+  std::optional<Batch> host_;                          // the host batch whose copy is in flight (kept alive)
   std::optional<std::vector<torch::Tensor>> pending_;  // its device tensors
 };
 

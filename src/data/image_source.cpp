@@ -166,8 +166,8 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
       }
     }
     if (!ok) {
-      throw std::runtime_error("--data " + folder_.root + ": no file decodes as a JPEG or PNG (the first that failed: " +
-                               first_bad_ + ")");
+      throw std::runtime_error("--data " + folder_.root +
+                               ": no file decodes as a JPEG or PNG (the first that failed: " + first_bad_ + ")");
     }
     ++times.samples;
   }

@@ -19,11 +19,11 @@ namespace trainbench::data {
 
 struct ImageSourceOptions {
   int64_t batch = 1;
-  int width = 224, height = 224;       // the crop's output size
-  bool channels_last = false;          // the batch's memory format: NCHW or channels-last
-  at::ScalarType dtype = at::kFloat;   // the dtype the case trains in (pure precisions)
+  int width = 224, height = 224;      // the crop's output size
+  bool channels_last = false;         // the batch's memory format: NCHW or channels-last
+  at::ScalarType dtype = at::kFloat;  // the dtype the case trains in (pure precisions)
   uint64_t seed = 0;
-  bool pin_memory = false;             // GPU cases: page-locked batches, so the copy to the device is asynchronous
+  bool pin_memory = false;  // GPU cases: page-locked batches, so the copy to the device is asynchronous
   // The images as uint8 pixels (cropped, resized, flipped, not normalized; `dtype` ignored): the device
   // normalizes them (--data-transfer uint8, data/device_feed.h).
   bool uint8 = false;
@@ -52,7 +52,7 @@ class ImageFolderSource final : public BatchSource {
   ImageSourceOptions options_;
   uint64_t id_ = 0;
   mutable std::mutex mu_;
-  std::set<int64_t> bad_;       // files that failed to decode
+  std::set<int64_t> bad_;  // files that failed to decode
   std::string first_bad_;
 };
 

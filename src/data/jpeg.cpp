@@ -43,7 +43,8 @@ bool JpegDecoder::header(const uint8_t* data, size_t size, int& width, int& heig
     return false;
   }
   int subsampling = 0, colorspace = 0;
-  if (tjDecompressHeader3(handle_, data, static_cast<unsigned long>(size), &width, &height, &subsampling, &colorspace) != 0) {
+  if (tjDecompressHeader3(handle_, data, static_cast<unsigned long>(size), &width, &height, &subsampling,
+                          &colorspace) != 0) {
     error_ = tjGetErrorStr2(handle_);
     reset();
     return false;

@@ -11,8 +11,7 @@ int default_loader_threads(bool gpu_case) {
   return std::max(1, cores - 1);
 }
 
-Loader::Loader(std::shared_ptr<BatchSource> source, int threads, int prefetch)
-    : source_(std::move(source)) {
+Loader::Loader(std::shared_ptr<BatchSource> source, int threads, int prefetch) : source_(std::move(source)) {
   threads = std::max(1, threads);
   capacity_ = static_cast<size_t>(prefetch > 0 ? prefetch : 2 * threads);
   workers_.reserve(threads);

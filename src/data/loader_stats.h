@@ -17,9 +17,9 @@ struct LoaderStats {
   // Thread time by stage, summed over threads: reading files, decoding, augmenting (crop, resize, flip,
   // normalize into the batch), copying (the batch to its dtype and layout). Tokens: all in augment.
   double read_s = 0.0, decode_s = 0.0, augment_s = 0.0, copy_s = 0.0;
-  int64_t skipped_files = 0;   // corrupt, truncated or non-JPEG files skipped (distinct files)
-  std::string first_skipped;   // the first of them; empty when none
-  std::string transfer;        // what a batch's input travels as: float | uint8 (images), ids (tokens)
+  int64_t skipped_files = 0;  // corrupt, truncated or non-JPEG files skipped (distinct files)
+  std::string first_skipped;  // the first of them; empty when none
+  std::string transfer;       // what a batch's input travels as: float | uint8 (images), ids (tokens)
 };
 
 }  // namespace trainbench

@@ -69,7 +69,8 @@ bool decode_png(const uint8_t* data, size_t size, RgbImage& out, std::string& er
   if ((color & PNG_COLOR_MASK_ALPHA) != 0 || png_get_valid(png, info, PNG_INFO_tRNS) != 0) png_set_strip_alpha(png);
   png_set_interlace_handling(png);
   png_read_update_info(png, info);
-  if (png_get_rowbytes(png, info) != static_cast<size_t>(width) * 3) png_error(png, "unexpected row size after conversion");
+  if (png_get_rowbytes(png, info) != static_cast<size_t>(width) * 3)
+    png_error(png, "unexpected row size after conversion");
   out.width = static_cast<int>(width);
   out.height = static_cast<int>(height);
   out.pixels.resize(static_cast<size_t>(width) * height * 3);

@@ -21,7 +21,7 @@ class TokenFile {
 
   const std::string& path() const { return path_; }
   int64_t size() const { return tokens_; }  // tokens
-  int width() const { return width_; }       // bytes per token
+  int width() const { return width_; }      // bytes per token
   int64_t at(int64_t i) const {
     return width_ == 2 ? static_cast<const uint16_t*>(base_)[i] : static_cast<const uint32_t*>(base_)[i];
   }

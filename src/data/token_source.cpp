@@ -11,8 +11,8 @@ TokenWindowSource::TokenWindowSource(std::shared_ptr<const TokenFile> file, Toke
     : file_(std::move(file)), options_(options) {
   const int64_t window = options_.seq + (options_.target == TokenTarget::next_token ? 1 : 0);
   if (file_->size() < window) {
-    throw DataError("--data " + file_->path() + ": " + std::to_string(file_->size()) + " tokens, fewer than one window of " +
-                    std::to_string(window));
+    throw DataError("--data " + file_->path() + ": " + std::to_string(file_->size()) +
+                    " tokens, fewer than one window of " + std::to_string(window));
   }
   mask_id_ = options_.mask_id >= 0 ? options_.mask_id : options_.vocab > 103 ? 103 : options_.vocab - 1;
 }
@@ -23,8 +23,8 @@ Batch TokenWindowSource::make(int64_t index, StageTimes& times) {
   const bool next = options_.target == TokenTarget::next_token;
   const int64_t window = seq + (next ? 1 : 0);
   torch::Tensor ids = torch::empty({b, seq}, torch::kLong);
-  torch::Tensor labels = options_.target == TokenTarget::classify ? torch::empty({b}, torch::kLong)
-                                                                  : torch::empty({b, seq}, torch::kLong);
+  torch::Tensor labels =
+      options_.target == TokenTarget::classify ? torch::empty({b}, torch::kLong) : torch::empty({b, seq}, torch::kLong);
   int64_t* id = ids.data_ptr<int64_t>();
   int64_t* label = labels.data_ptr<int64_t>();
   // One random stream per batch index: batch i is the same whichever thread makes it.

@@ -23,9 +23,9 @@ struct TokenSourceOptions {
   int64_t batch = 1;
   int64_t seq = 128;
   TokenTarget target = TokenTarget::next_token;
-  int64_t vocab = 0;      // random replacement ids are drawn below it (masked_lm)
-  int64_t mask_id = -1;   // masked_lm's [MASK]; -1: bert-base-uncased's 103 when the vocabulary has it, else vocab - 1
-  int64_t classes = 2;    // classify
+  int64_t vocab = 0;     // random replacement ids are drawn below it (masked_lm)
+  int64_t mask_id = -1;  // masked_lm's [MASK]; -1: bert-base-uncased's 103 when the vocabulary has it, else vocab - 1
+  int64_t classes = 2;   // classify
   uint64_t seed = 0;
 };
 

@@ -29,7 +29,8 @@ DataInfo make_data_info(const LoaderStats& s, const std::vector<double>& step_s,
   std::vector<double> compute(step_s.size());
   const bool copies = copy_s.size() == step_s.size();
   // The model's own rate: the step without its waits, for the batch and for the copy.
-  for (size_t i = 0; i < step_s.size(); ++i) compute[i] = std::max(0.0, step_s[i] - wait_s[i] - (copies ? copy_s[i] : 0.0));
+  for (size_t i = 0; i < step_s.size(); ++i)
+    compute[i] = std::max(0.0, step_s[i] - wait_s[i] - (copies ? copy_s[i] : 0.0));
   const double compute_median = summarize(compute).median;
   if (compute_median > 0.0) d.model_samples_s = static_cast<double>(samples_per_step) / compute_median;
   const Summary w = summarize(wait_s);

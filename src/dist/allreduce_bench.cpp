@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kPrefix = "allreduce:";
 
 [[noreturn]] void bad(const std::string& input, size_t at, const std::string& why) {
-  throw DescriptorError("bad all-reduce descriptor '" + input + "': " + why + " (at column " + std::to_string(at + 1) + ")");
+  throw DescriptorError("bad all-reduce descriptor '" + input + "': " + why + " (at column " + std::to_string(at + 1) +
+                        ")");
 }
 
 }  // namespace
@@ -47,7 +48,9 @@ AllreduceCase parse_allreduce(const std::string& d) {
   const auto dot = digits.find('.');
   const std::string whole = digits.substr(0, dot);
   const std::string frac = dot == std::string::npos ? "" : digits.substr(dot + 1);
-  auto all_digits = [](const std::string& x) { return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos; };
+  auto all_digits = [](const std::string& x) {
+    return !x.empty() && x.find_first_not_of("0123456789") == std::string::npos;
+  };
   if (!all_digits(whole) || (dot != std::string::npos && !all_digits(frac)) || whole.size() > 12) {
     bad(d, at, "SIZE '" + s + "' is not a count of floats (digits, optionally with K or M)");
   }
@@ -108,7 +111,8 @@ AllreduceResult benchmark_allreduce(Comm& comm, int64_t floats, const MeasureSet
   return r;
 }
 
-AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const MeasureSettings& m, const DistSettings& s) {
+AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const MeasureSettings& m,
+                                     const DistSettings& s) {
   const DistEnv e = dist_env_from_process();
   const bool gpu = s.backend == "nccl";
   const std::string backend = resolve_backend(s.backend, gpu);
@@ -130,8 +134,9 @@ std::string allreduce_table(const std::vector<AllreduceResult>& results) {
   std::string out = fmt::format("{:<22} {:>12} {:>6} {:>8} {:>12} {:>10} {:>10}\n", "case", "bytes", "ranks", "backend",
                                 "median ms", "algbw GB/s", "busbw GB/s");
   for (const auto& r : results) {
-    out += fmt::format("{:<22} {:>12} {:>6} {:>8} {:>12.3f} {:>10.3f} {:>10.3f}\n", AllreduceCase{r.floats}.descriptor(),
-                       r.bytes, r.world_size, r.backend, r.time_s.median * 1e3, r.algbw_gbs, r.busbw_gbs);
+    out +=
+        fmt::format("{:<22} {:>12} {:>6} {:>8} {:>12.3f} {:>10.3f} {:>10.3f}\n", AllreduceCase{r.floats}.descriptor(),
+                    r.bytes, r.world_size, r.backend, r.time_s.median * 1e3, r.algbw_gbs, r.busbw_gbs);
   }
   return out;
 }

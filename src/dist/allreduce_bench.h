@@ -36,10 +36,10 @@ struct AllreduceResult {
   int64_t bytes = 0;
   int world_size = 0;
   std::string backend;
-  Summary time_s;              // per all-reduce, the slowest rank's, after warm-up
+  Summary time_s;  // per all-reduce, the slowest rank's, after warm-up
   std::vector<double> samples_s;
-  double algbw_gbs = 0.0;      // bytes / median time / 1e9
-  double busbw_gbs = 0.0;      // algbw x 2(n-1)/n
+  double algbw_gbs = 0.0;  // bytes / median time / 1e9
+  double busbw_gbs = 0.0;  // algbw x 2(n-1)/n
 };
 
 // All-reduces (sum) a buffer of `floats` fp32 values on `device` until `m` says done. Warm-up steps
@@ -55,7 +55,8 @@ struct AllreduceRun {
   int rank = 0;
   std::vector<AllreduceResult> results;
 };
-AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const MeasureSettings& m, const DistSettings& s);
+AllreduceRun run_allreduce_benchmark(const std::vector<int64_t>& sizes, const MeasureSettings& m,
+                                     const DistSettings& s);
 
 // A console table of results: size, bytes, median time, algbw, busbw (GB/s = 1e9 bytes/s).
 std::string allreduce_table(const std::vector<AllreduceResult>& results);

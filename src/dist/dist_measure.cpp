@@ -70,8 +70,8 @@ struct RankStats {
   std::vector<double> steps_s;   // this rank's kept step times, in order
 
   std::vector<double> pack() const {
-    std::vector<double> v = {median_step_s, step_sum_s, exposed_sum_s, in_flight_sum_s, loss_finite ? 1.0 : 0.0,
-                             params_checksum};
+    std::vector<double> v = {median_step_s,           step_sum_s,     exposed_sum_s, in_flight_sum_s,
+                             loss_finite ? 1.0 : 0.0, params_checksum};
     v.insert(v.end(), steps_s.begin(), steps_s.end());
     return v;
   }
@@ -148,7 +148,8 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     {
       torch::NoGradGuard no_grad;
       double k = 1.0;
-      for (const auto& p : w->trainable_parameters()) mine.params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
+      for (const auto& p : w->trainable_parameters())
+        mine.params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
     }
     // Every rank ran the same number of steps (agreement), so the packed vectors have one length.
     std::vector<RankStats> all;
@@ -166,10 +167,12 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     const double reference = all[0].params_checksum;
     for (int k = 0; k < world; ++k) {
       const RankStats& s = all[static_cast<size_t>(k)];
-      if (!s.loss_finite) throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
+      if (!s.loss_finite)
+        throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
       // Bitwise equal with Gloo; a tolerance leaves room for a backend whose ranks round differently.
       if (!(std::abs(s.params_checksum - reference) <= 1e-6 * std::max(1.0, std::abs(reference)))) {
-        throw std::runtime_error("the replicas diverged: rank " + std::to_string(k) + "'s parameters differ from rank 0's");
+        throw std::runtime_error("the replicas diverged: rank " + std::to_string(k) +
+                                 "'s parameters differ from rank 0's");
       }
       d.rank_step_time_s.push_back(s.median_step_s);
       d.rank_comm_share.push_back(s.step_sum_s > 0 ? s.exposed_sum_s / s.step_sum_s : 0.0);

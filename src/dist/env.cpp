@@ -40,8 +40,9 @@ DistEnv dist_env_from(const std::function<const char*(const char*)>& get) {
   auto required = [&](const char* name) -> std::string {
     const char* v = get(name);
     if (v == nullptr) {
-      throw InputError(std::string("--dist needs ") + name +
-                       " in the environment (start the workers with `trainbench launch --nproc N -- run ...` or torchrun)");
+      throw InputError(
+          std::string("--dist needs ") + name +
+          " in the environment (start the workers with `trainbench launch --nproc N -- run ...` or torchrun)");
     }
     return v;
   };
@@ -60,8 +61,8 @@ DistEnv dist_env_from(const std::function<const char*(const char*)>& get) {
   const char* local = get("LOCAL_RANK");
   e.local_rank = local ? static_cast<int>(parse_number("LOCAL_RANK", local, 0, 1 << 20)) : e.rank % e.local_world_size;
   if (e.local_rank >= e.local_world_size) {
-    throw InputError("LOCAL_RANK=" + std::to_string(e.local_rank) + " is not below LOCAL_WORLD_SIZE=" +
-                     std::to_string(e.local_world_size));
+    throw InputError("LOCAL_RANK=" + std::to_string(e.local_rank) +
+                     " is not below LOCAL_WORLD_SIZE=" + std::to_string(e.local_world_size));
   }
   return e;
 }

@@ -54,9 +54,9 @@ GradientAllreducer::GradientAllreducer(CommPtr comm, std::vector<torch::Tensor> 
     const auto& p = params_[k];
     const int64_t bytes = p.numel() * static_cast<int64_t>(p.element_size());
     // One dtype and device per bucket: it is one tensor.
-    if (!current.empty() && (current_bytes + bytes > bucket_bytes ||
-                             params_[current.front()].scalar_type() != p.scalar_type() ||
-                             params_[current.front()].device() != p.device())) {
+    if (!current.empty() &&
+        (current_bytes + bytes > bucket_bytes || params_[current.front()].scalar_type() != p.scalar_type() ||
+         params_[current.front()].device() != p.device())) {
       close();
     }
     current.push_back(k);
@@ -83,8 +83,7 @@ GradientAllreducer::~GradientAllreducer() {
     if (b.work) {
       try {
         b.work->wait();
-      } catch (...) {
-      }
+      } catch (...) {}
     }
   }
   wait_for_callbacks(std::chrono::seconds(10));  // they hold `this`

@@ -41,10 +41,10 @@ class GradientAllreducer final : public GradientSync {
 
  private:
   struct Bucket {
-    torch::Tensor flat;               // the gradients of its parameters, back to back
-    std::vector<size_t> params;       // indices into params_
-    std::vector<torch::Tensor> views; // views of `flat`, shaped like each parameter
-    size_t pending = 0;               // gradients not arrived yet this step
+    torch::Tensor flat;                // the gradients of its parameters, back to back
+    std::vector<size_t> params;        // indices into params_
+    std::vector<torch::Tensor> views;  // views of `flat`, shaped like each parameter
+    size_t pending = 0;                // gradients not arrived yet this step
     c10::intrusive_ptr<c10d::Work> work;
   };
 

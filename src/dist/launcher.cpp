@@ -97,16 +97,19 @@ void check_options(const LaunchOptions& o, const std::vector<std::string>& worke
   if (o.nproc < 1) throw InputError("--nproc must be at least 1");
   if (o.nnodes < 1) throw InputError("--nnodes must be at least 1");
   if (o.node_rank < 0 || o.node_rank >= o.nnodes) {
-    throw InputError("--node-rank " + std::to_string(o.node_rank) + " is not below --nnodes " + std::to_string(o.nnodes));
+    throw InputError("--node-rank " + std::to_string(o.node_rank) + " is not below --nnodes " +
+                     std::to_string(o.nnodes));
   }
-  if (worker_args.empty()) throw InputError("nothing to launch: give the worker's command after --, e.g. -- run --model resnet18 --dist");
+  if (worker_args.empty())
+    throw InputError("nothing to launch: give the worker's command after --, e.g. -- run --model resnet18 --dist");
 }
 
 // Rank 0's store: --master, or on one node 127.0.0.1 and a port free now.
 std::pair<std::string, int> resolve_master(const LaunchOptions& o) {
   if (!o.master.empty()) return parse_host_port(o.master, "--master");
   if (o.nnodes > 1) {
-    throw InputError("--nnodes " + std::to_string(o.nnodes) + " needs --master HOST:PORT (rank 0's node, reachable from all)");
+    throw InputError("--nnodes " + std::to_string(o.nnodes) +
+                     " needs --master HOST:PORT (rank 0's node, reachable from all)");
   }
   return {"127.0.0.1", free_local_port()};
 }
@@ -114,8 +117,8 @@ std::pair<std::string, int> resolve_master(const LaunchOptions& o) {
 // This process's environment without the torchrun variables, then the ones of local worker `local`.
 std::vector<std::string> worker_env(const LaunchOptions& o, int local, const std::pair<std::string, int>& master) {
   std::vector<std::string> env;
-  static const char* const kOwn[] = {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "LOCAL_WORLD_SIZE=", "GROUP_RANK=",
-                                     "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID="};
+  static const char* const kOwn[] = {"RANK=",       "WORLD_SIZE=",  "LOCAL_RANK=",  "LOCAL_WORLD_SIZE=",
+                                     "GROUP_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID="};
   for (char** e = environ; *e != nullptr; ++e) {
     bool ours = false;
     for (const char* k : kOwn) ours = ours || std::strncmp(*e, k, std::strlen(k)) == 0;

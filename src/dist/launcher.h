@@ -8,10 +8,10 @@
 namespace trainbench::dist {
 
 struct LaunchOptions {
-  int nproc = 1;       // workers on this node
+  int nproc = 1;  // workers on this node
   int nnodes = 1;
   int node_rank = 0;
-  std::string master;  // HOST:PORT of rank 0's store; "" (one node only): 127.0.0.1 and a free port
+  std::string master;     // HOST:PORT of rank 0's store; "" (one node only): 127.0.0.1 and a free port
   double grace_s = 10.0;  // after SIGTERM, how long a worker may take to stop before SIGKILL
 };
 

@@ -23,8 +23,7 @@ c10::DataPtr CountingAllocator::allocate(size_t n) const {
   total_.fetch_add(bytes, std::memory_order_relaxed);
   const int64_t now = current_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   int64_t seen = peak_.load(std::memory_order_relaxed);
-  while (now > seen && !peak_.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
-  }
+  while (now > seen && !peak_.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {}
   return {data, data, &release, c10::Device(c10::DeviceType::CPU)};
 }
 
@@ -37,7 +36,9 @@ void CountingAllocator::release(void* data) {
   self->base_->raw_deleter()(block);
 }
 
-void CountingAllocator::reset_peak() { peak_.store(current_.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+void CountingAllocator::reset_peak() {
+  peak_.store(current_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+}
 
 CountingAllocator& install_counting_allocator() {
   static std::once_flag once;

@@ -7,7 +7,8 @@
 
 namespace trainbench::memory {
 
-MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, const std::string& basis, double tolerance) {
+MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, const std::string& basis,
+                     double tolerance) {
   if (batches.size() != peaks.size()) throw std::invalid_argument("memory fit: one peak per batch needed");
   std::vector<size_t> order(batches.size());
   std::iota(order.begin(), order.end(), 0);
@@ -62,7 +63,9 @@ int64_t flat_until(const std::vector<int64_t>& batches, const std::vector<int64_
   return kMaxPredictedBatch;
 }
 
-double fitted_peak(const MemoryFit& f, int64_t b) { return f.fixed_bytes + f.per_sample_bytes * static_cast<double>(b); }
+double fitted_peak(const MemoryFit& f, int64_t b) {
+  return f.fixed_bytes + f.per_sample_bytes * static_cast<double>(b);
+}
 
 MemoryPrediction predict(const MemoryFit& f, int64_t size_bytes, std::optional<int64_t> requested_batch) {
   MemoryPrediction p;

@@ -48,14 +48,16 @@ MemoryInfo StepMemoryMeter::finish(int64_t batch) const {
     m.parameters_bytes = model_bytes_;
     m.inputs_bytes = std::max<int64_t>(0, after_build_ - before_build_ - model_bytes_);
   }
-  if (after_forward_ >= 0 && after_build_ >= 0) m.forward_live_bytes = std::max<int64_t>(0, after_forward_ - after_build_);
+  if (after_forward_ >= 0 && after_build_ >= 0)
+    m.forward_live_bytes = std::max<int64_t>(0, after_forward_ - after_build_);
   if (after_backward_ >= 0) m.gradients_bytes = after_backward_ - after_build_;
   if (after_optimizer_ >= 0) m.optimizer_bytes = after_optimizer_ - after_backward_;
   m.peak_bytes = probe_.peak_bytes() - before_build_;
   m.fixed_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_bytes;
   // One batch cannot separate what grows with the batch from what does not: everything above the
   // persistent state counts as per-sample here (a `memory` run fits the two apart).
-  if (batch > 0) m.activations_bytes_per_sample = static_cast<double>(std::max<int64_t>(0, m.peak_bytes - m.fixed_bytes)) / batch;
+  if (batch > 0)
+    m.activations_bytes_per_sample = static_cast<double>(std::max<int64_t>(0, m.peak_bytes - m.fixed_bytes)) / batch;
   m.max_rss_bytes = probe_.max_rss_bytes();
   m.footprint_peak_bytes = probe_.footprint_peak_bytes();
   return m;

@@ -35,9 +35,9 @@ class StepMemoryMeter {
 
   MemoryProbe probe_;
   int64_t before_build_ = 0;
-  int64_t after_build_ = -1;     // -1: the build did not finish
-  int64_t model_bytes_ = 0;      // parameters and buffers
-  int64_t after_forward_ = -1;   // -1: no training step reached that phase
+  int64_t after_build_ = -1;    // -1: the build did not finish
+  int64_t model_bytes_ = 0;     // parameters and buffers
+  int64_t after_forward_ = -1;  // -1: no training step reached that phase
   int64_t after_backward_ = -1;
   int64_t after_optimizer_ = -1;
 };

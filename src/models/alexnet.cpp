@@ -14,12 +14,11 @@ torch::nn::MaxPool2d pool() { return torch::nn::MaxPool2d(torch::nn::MaxPool2dOp
 }  // namespace
 
 AlexNetImpl::AlexNetImpl(int64_t num_classes) {
-  features = register_module(
-      "features", torch::nn::Sequential(conv(3, 64, 11, 4, 2), relu(), pool(),        //
-                                        conv(64, 192, 5, 1, 2), relu(), pool(),       //
-                                        conv(192, 384, 3, 1, 1), relu(),              //
-                                        conv(384, 256, 3, 1, 1), relu(),              //
-                                        conv(256, 256, 3, 1, 1), relu(), pool()));
+  features = register_module("features", torch::nn::Sequential(conv(3, 64, 11, 4, 2), relu(), pool(),   //
+                                                               conv(64, 192, 5, 1, 2), relu(), pool(),  //
+                                                               conv(192, 384, 3, 1, 1), relu(),         //
+                                                               conv(384, 256, 3, 1, 1), relu(),         //
+                                                               conv(256, 256, 3, 1, 1), relu(), pool()));
   classifier = register_module(
       "classifier", torch::nn::Sequential(torch::nn::Dropout(0.5), torch::nn::Linear(256 * 6 * 6, 4096), relu(),
                                           torch::nn::Dropout(0.5), torch::nn::Linear(4096, 4096), relu(),

@@ -31,8 +31,9 @@ AttentionKernel attention_kernel_from(const std::string& name) {
 #ifdef TRAINBENCH_HAS_SDPA
     return AttentionKernel::sdpa;
 #else
-    throw std::invalid_argument(std::string("sdpa (scaled_dot_product_attention) needs LibTorch 2.0 or later; this is ") +
-                                TORCH_VERSION + ", use attention=math");
+    throw std::invalid_argument(
+        std::string("sdpa (scaled_dot_product_attention) needs LibTorch 2.0 or later; this is ") + TORCH_VERSION +
+        ", use attention=math");
 #endif
   }
   throw std::invalid_argument("expected one of: math, sdpa");

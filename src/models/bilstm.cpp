@@ -5,8 +5,9 @@ namespace trainbench::models {
 BiLSTMImpl::BiLSTMImpl(const BiLSTMOptions& o) : options(o) {
   embedding = register_module("embedding", torch::nn::Embedding(o.vocab(), o.embed()));
   lstm = register_module(
-      "lstm", torch::nn::LSTM(
-                  torch::nn::LSTMOptions(o.embed(), o.hidden()).num_layers(o.layers()).bidirectional(true).batch_first(true)));
+      "lstm",
+      torch::nn::LSTM(
+          torch::nn::LSTMOptions(o.embed(), o.hidden()).num_layers(o.layers()).bidirectional(true).batch_first(true)));
   classifier = register_module("classifier", torch::nn::Linear(2 * o.hidden(), o.classes()));
 }
 

@@ -22,18 +22,24 @@ ConvNetVariant parse_convnet_variant(const std::string& name) {
 
 const char* to_string(ConvNetVariant variant) {
   switch (variant) {
-    case ConvNetVariant::conv: return "conv";
-    case ConvNetVariant::separable: return "separable";
-    case ConvNetVariant::depthwise: return "depthwise";
+    case ConvNetVariant::conv:
+      return "conv";
+    case ConvNetVariant::separable:
+      return "separable";
+    case ConvNetVariant::depthwise:
+      return "depthwise";
   }
   return "?";
 }
 
 std::vector<ConvSpec> convnet_block(ConvNetVariant variant, int64_t kernel) {
   switch (variant) {
-    case ConvNetVariant::conv: return {{kernel, false}};
-    case ConvNetVariant::separable: return {{kernel, true}, {1, false}};
-    case ConvNetVariant::depthwise: return {{kernel, true}};
+    case ConvNetVariant::conv:
+      return {{kernel, false}};
+    case ConvNetVariant::separable:
+      return {{kernel, true}, {1, false}};
+    case ConvNetVariant::depthwise:
+      return {{kernel, true}};
   }
   return {};
 }

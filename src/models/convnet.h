@@ -24,8 +24,8 @@ const char* to_string(ConvNetVariant variant);
 struct ConvNetOptions {
   TORCH_ARG(ConvNetVariant, variant) = ConvNetVariant::conv;
   TORCH_ARG(int64_t, channels) = 64;
-  TORCH_ARG(int64_t, depth) = 8;    // blocks after the stem
-  TORCH_ARG(int64_t, kernel) = 3;   // odd, so that padding k/2 keeps the resolution
+  TORCH_ARG(int64_t, depth) = 8;   // blocks after the stem
+  TORCH_ARG(int64_t, kernel) = 3;  // odd, so that padding k/2 keeps the resolution
   TORCH_ARG(int64_t, in_channels) = 3;
 };
 

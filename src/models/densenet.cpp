@@ -23,8 +23,8 @@ torch::nn::Sequential dense_layer(int64_t in, int64_t growth_rate, int64_t bn_si
 struct DenseBlockImpl : torch::nn::Module {
   DenseBlockImpl(int64_t layers, int64_t in, int64_t growth_rate, int64_t bn_size) {
     for (int64_t i = 0; i < layers; ++i) {
-      dense_layers.push_back(
-          register_module("denselayer" + std::to_string(i + 1), dense_layer(in + i * growth_rate, growth_rate, bn_size)));
+      dense_layers.push_back(register_module("denselayer" + std::to_string(i + 1),
+                                             dense_layer(in + i * growth_rate, growth_rate, bn_size)));
     }
   }
   torch::Tensor forward(torch::Tensor x) {

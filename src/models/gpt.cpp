@@ -53,8 +53,8 @@ torch::Tensor GptAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t n = x.size(0), t = x.size(1), h = x.size(2), d = h / heads;
   const auto qkv = linear(c_attn, x).split(h, /*dim=*/2);
   auto split = [&](const torch::Tensor& y) { return y.view({n, t, heads, d}).transpose(1, 2); };  // [N, heads, T, d]
-  const auto context = scaled_dot_product(split(qkv[0]), split(qkv[1]), split(qkv[2]), /*causal=*/true, attn_dropout,
-                                          kernel);
+  const auto context =
+      scaled_dot_product(split(qkv[0]), split(qkv[1]), split(qkv[2]), /*causal=*/true, attn_dropout, kernel);
   return resid_dropout->forward(linear(c_proj, context.transpose(1, 2).reshape({n, t, h})));
 }
 

@@ -18,8 +18,8 @@ struct GptOptions {
   TORCH_ARG(int64_t, max_pos) = 1024;  // n_positions: the longest sequence
   TORCH_ARG(int64_t, hidden) = 768;
   TORCH_ARG(int64_t, layers) = 12;
-  TORCH_ARG(int64_t, heads) = 12;      // must divide hidden
-  TORCH_ARG(double, dropout) = 0.0;    // embedding, attention-probability and residual dropout
+  TORCH_ARG(int64_t, heads) = 12;    // must divide hidden
+  TORCH_ARG(double, dropout) = 0.0;  // embedding, attention-probability and residual dropout
   TORCH_ARG(double, layer_norm_eps) = 1e-5;
   TORCH_ARG(AttentionKernel, attention) = AttentionKernel::math;
 };

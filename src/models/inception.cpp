@@ -10,8 +10,7 @@ using torch::nn::Sequential;
 torch::nn::MaxPool2d max_pool_s2() { return torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2)); }
 // 3x3 stride-1 average pool of the pooling branches; v3 counts the zero padding, v4 does not.
 torch::nn::AvgPool2d avg_pool_s1(bool count_include_pad) {
-  return torch::nn::AvgPool2d(
-      torch::nn::AvgPool2dOptions(3).stride(1).padding(1).count_include_pad(count_include_pad));
+  return torch::nn::AvgPool2d(torch::nn::AvgPool2dOptions(3).stride(1).padding(1).count_include_pad(count_include_pad));
 }
 // Factorised 7x7 and 3x3 convs: 1xk and kx1 with "same" padding.
 ConvBnAct conv_1xk(int64_t in, int64_t out, int64_t k) { return basic_conv(in, out, {1, k}, 1, {0, k / 2}); }
@@ -49,8 +48,8 @@ Branches v3_c(int64_t in, int64_t c7) {
 Branches v3_d(int64_t in) {
   Branches b;
   b->add("branch3x3", Sequential(basic_conv(in, 192, 1), basic_conv(192, 320, 3, 2)))
-      .add("branch7x7x3", Sequential(basic_conv(in, 192, 1), conv_1xk(192, 192, 7), conv_kx1(192, 192, 7),
-                                     basic_conv(192, 192, 3, 2)))
+      .add("branch7x7x3",
+           Sequential(basic_conv(in, 192, 1), conv_1xk(192, 192, 7), conv_kx1(192, 192, 7), basic_conv(192, 192, 3, 2)))
       .add("branch_pool", Sequential(max_pool_s2()));
   return b;
 }
@@ -78,7 +77,8 @@ Sequential v4_stem() {
   mixed_3a->add("pool", Sequential(max_pool_s2())).add("conv", Sequential(basic_conv(64, 96, 3, 2)));
   Branches mixed_4a;  // 160 -> 192 channels, 73 -> 71
   mixed_4a->add("branch0", Sequential(basic_conv(160, 64, 1), basic_conv(64, 96, 3)))
-      .add("branch1", Sequential(basic_conv(160, 64, 1), conv_1xk(64, 64, 7), conv_kx1(64, 64, 7), basic_conv(64, 96, 3)));
+      .add("branch1",
+           Sequential(basic_conv(160, 64, 1), conv_1xk(64, 64, 7), conv_kx1(64, 64, 7), basic_conv(64, 96, 3)));
   Branches mixed_5a;  // 192 -> 384 channels, 71 -> 35
   mixed_5a->add("conv", Sequential(basic_conv(192, 192, 3, 2))).add("pool", Sequential(max_pool_s2()));
   Sequential stem;
@@ -131,8 +131,8 @@ Branches v4_c() {  // 1536 -> 1536 at 8x8
   Branches b;
   b->add("branch0", Sequential(basic_conv(1536, 256, 1)))
       .add("branch1", Sequential(basic_conv(1536, 384, 1), split_1x3_3x1(384, 256)))
-      .add("branch2", Sequential(basic_conv(1536, 384, 1), conv_kx1(384, 448, 3), conv_1xk(448, 512, 3),
-                                 split_1x3_3x1(512, 256)))
+      .add("branch2",
+           Sequential(basic_conv(1536, 384, 1), conv_kx1(384, 448, 3), conv_1xk(448, 512, 3), split_1x3_3x1(512, 256)))
       .add("branch3", Sequential(avg_pool_s1(false), basic_conv(1536, 256, 1)));
   return b;
 }

@@ -17,9 +17,12 @@ ConvBnActImpl::ConvBnActImpl(const torch::nn::Conv2dOptions& options, Activation
 torch::Tensor ConvBnActImpl::forward(torch::Tensor x) {
   x = bn->forward(conv->forward(x));
   switch (activation) {
-    case Activation::relu: return torch::relu_(x);
-    case Activation::relu6: return torch::hardtanh_(x, 0.0, 6.0);
-    case Activation::none: break;
+    case Activation::relu:
+      return torch::relu_(x);
+    case Activation::relu6:
+      return torch::hardtanh_(x, 0.0, 6.0);
+    case Activation::none:
+      break;
   }
   return x;
 }

@@ -25,10 +25,12 @@ TORCH_MODULE(InvertedResidual);
 }  // namespace
 
 MobileNetV1Impl::MobileNetV1Impl(int64_t num_classes) {
-  struct Separable { int64_t in, out, stride; };
-  static const Separable kBlocks[] = {{32, 64, 1},    {64, 128, 2},   {128, 128, 1},  {128, 256, 2},  {256, 256, 1},
-                                      {256, 512, 2},  {512, 512, 1},  {512, 512, 1},  {512, 512, 1},  {512, 512, 1},
-                                      {512, 512, 1},  {512, 1024, 2}, {1024, 1024, 1}};
+  struct Separable {
+    int64_t in, out, stride;
+  };
+  static const Separable kBlocks[] = {{32, 64, 1},   {64, 128, 2},   {128, 128, 1},  {128, 256, 2}, {256, 256, 1},
+                                      {256, 512, 2}, {512, 512, 1},  {512, 512, 1},  {512, 512, 1}, {512, 512, 1},
+                                      {512, 512, 1}, {512, 1024, 2}, {1024, 1024, 1}};
   torch::nn::Sequential f;
   f->push_back(ConvBnAct(conv_options(3, 32, 3, 2, 1)));
   for (const auto& b : kBlocks) {
@@ -47,8 +49,10 @@ torch::Tensor MobileNetV1Impl::forward(torch::Tensor x) {
 
 MobileNetV2Impl::MobileNetV2Impl(int64_t num_classes) {
   // expansion t, output channels c, repeats n, first stride s (the paper's Table 2)
-  struct Stage { int64_t t, c, n, s; };
-  static const Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2},  {6, 64, 4, 2},
+  struct Stage {
+    int64_t t, c, n, s;
+  };
+  static const Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
                                   {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   torch::nn::Sequential f;
   int64_t in = 32;

@@ -26,29 +26,47 @@ std::vector<ModelInfo> build_registry() {
   using RB = ResNetBlock;
   using Ints = std::vector<int64_t>;  // the holders' forwarding constructors take no braced lists
   std::vector<ModelInfo> m;
-  m.push_back(cnn("alexnet", 224, 512, "AlexNet, torchvision's one-tower variant (61.1M params)",
-                  [] { return AlexNet(); }));
-  m.push_back(cnn("vgg11", 224, 64, "VGG-11 without batch norm (132.9M params)", [] { return VGG(Ints{1, 1, 2, 2, 2}); }));
-  m.push_back(cnn("vgg16", 224, 64, "VGG-16 without batch norm (138.4M params)", [] { return VGG(Ints{2, 2, 3, 3, 3}); }));
-  m.push_back(cnn("vgg19", 224, 64, "VGG-19 without batch norm (143.7M params)", [] { return VGG(Ints{2, 2, 4, 4, 4}); }));
+  m.push_back(
+      cnn("alexnet", 224, 512, "AlexNet, torchvision's one-tower variant (61.1M params)", [] { return AlexNet(); }));
+  m.push_back(cnn("vgg11", 224, 64, "VGG-11 without batch norm (132.9M params)", [] {
+    return VGG(Ints{1, 1, 2, 2, 2});
+  }));
+  m.push_back(cnn("vgg16", 224, 64, "VGG-16 without batch norm (138.4M params)", [] {
+    return VGG(Ints{2, 2, 3, 3, 3});
+  }));
+  m.push_back(cnn("vgg19", 224, 64, "VGG-19 without batch norm (143.7M params)", [] {
+    return VGG(Ints{2, 2, 4, 4, 4});
+  }));
   m.push_back(cnn("googlenet", 224, 32, "GoogLeNet / Inception v1 with BN, no aux classifiers (6.6M params)",
                   [] { return GoogLeNet(); }));
-  m.push_back(cnn("inception3", 299, 32, "Inception v3, no aux classifier (23.8M params)", [] { return Inception3(); }));
-  m.push_back(cnn("inception4", 299, 32, "Inception v4, Szegedy et al. 2016 (42.7M params)", [] { return Inception4(); }));
-  m.push_back(cnn("resnet18", 224, 32, "ResNet-18, basic blocks (11.7M params)",
-                  [] { return ResNet(RB::basic, Ints{2, 2, 2, 2}); }));
-  m.push_back(cnn("resnet34", 224, 32, "ResNet-34, basic blocks (21.8M params)",
-                  [] { return ResNet(RB::basic, Ints{3, 4, 6, 3}); }));
-  m.push_back(cnn("resnet50", 224, 64, "ResNet-50 v1.5, stride on the 3x3 conv (25.6M params)",
-                  [] { return ResNet(RB::bottleneck, Ints{3, 4, 6, 3}); }));
-  m.push_back(cnn("resnet101", 224, 32, "ResNet-101 v1.5 (44.5M params)", [] { return ResNet(RB::bottleneck, Ints{3, 4, 23, 3}); }));
-  m.push_back(cnn("resnet152", 224, 32, "ResNet-152 v1.5 (60.2M params)", [] { return ResNet(RB::bottleneck, Ints{3, 8, 36, 3}); }));
-  m.push_back(cnn("resnet50_v2", 224, 64, "ResNet-50 v2 (tf_cnn_benchmarks), pre-activation, stride on the 1x1 (25.5M params)",
-                  [] { return ResNet(RB::preact_bottleneck, Ints{3, 4, 6, 3}); }));
+  m.push_back(
+      cnn("inception3", 299, 32, "Inception v3, no aux classifier (23.8M params)", [] { return Inception3(); }));
+  m.push_back(
+      cnn("inception4", 299, 32, "Inception v4, Szegedy et al. 2016 (42.7M params)", [] { return Inception4(); }));
+  m.push_back(cnn("resnet18", 224, 32, "ResNet-18, basic blocks (11.7M params)", [] {
+    return ResNet(RB::basic, Ints{2, 2, 2, 2});
+  }));
+  m.push_back(cnn("resnet34", 224, 32, "ResNet-34, basic blocks (21.8M params)", [] {
+    return ResNet(RB::basic, Ints{3, 4, 6, 3});
+  }));
+  m.push_back(cnn("resnet50", 224, 64, "ResNet-50 v1.5, stride on the 3x3 conv (25.6M params)", [] {
+    return ResNet(RB::bottleneck, Ints{3, 4, 6, 3});
+  }));
+  m.push_back(cnn("resnet101", 224, 32, "ResNet-101 v1.5 (44.5M params)", [] {
+    return ResNet(RB::bottleneck, Ints{3, 4, 23, 3});
+  }));
+  m.push_back(cnn("resnet152", 224, 32, "ResNet-152 v1.5 (60.2M params)", [] {
+    return ResNet(RB::bottleneck, Ints{3, 8, 36, 3});
+  }));
+  m.push_back(cnn("resnet50_v2", 224, 64,
+                  "ResNet-50 v2 (tf_cnn_benchmarks), pre-activation, stride on the 1x1 (25.5M params)", [] {
+                    return ResNet(RB::preact_bottleneck, Ints{3, 4, 6, 3});
+                  }));
   m.push_back(cnn("mobilenet_v1", 224, 32, "MobileNet v1, width 1.0 (4.2M params)", [] { return MobileNetV1(); }));
   m.push_back(cnn("mobilenet_v2", 224, 32, "MobileNet v2, width 1.0 (3.5M params)", [] { return MobileNetV2(); }));
-  m.push_back(cnn("densenet121", 224, 32, "DenseNet-121, growth 32 (8.0M params)",
-                  [] { return DenseNet(32, Ints{6, 12, 24, 16}, 64); }));
+  m.push_back(cnn("densenet121", 224, 32, "DenseNet-121, growth 32 (8.0M params)", [] {
+    return DenseNet(32, Ints{6, 12, 24, 16}, 64);
+  }));
   return m;
 }
 

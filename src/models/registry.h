@@ -18,7 +18,7 @@ struct ModelInfo {
   std::vector<int64_t> input_shape;  // one sample, e.g. {3, 224, 224}
   int64_t default_batch = 32;        // tf_cnn_benchmarks' usual per-device batch
   int64_t num_classes = 1000;
-  std::string description;           // one line for `trainbench list`
+  std::string description;  // one line for `trainbench list`
   // Builds a fresh model (random init, training mode) whose forward maps [N, input_shape...] -> [N, num_classes].
   std::function<torch::nn::AnyModule()> make;
 };

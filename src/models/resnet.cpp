@@ -9,8 +9,7 @@ int64_t expansion_of(ResNetBlock block) { return block == ResNetBlock::basic ? 1
 
 // Projection shortcut of torchvision's v1 blocks: 1x1 conv with the block's stride, then BN.
 torch::nn::Sequential projection(int64_t in, int64_t out, int64_t stride) {
-  return torch::nn::Sequential(torch::nn::Conv2d(conv_options(in, out, 1, stride)),
-                               torch::nn::BatchNorm2d(out));
+  return torch::nn::Sequential(torch::nn::Conv2d(conv_options(in, out, 1, stride)), torch::nn::BatchNorm2d(out));
 }
 
 // In-place ReLU and residual sum where torchvision has them (ReLU(inplace=True), `out += identity`):
@@ -112,9 +111,15 @@ torch::nn::Sequential ResNetImpl::make_layer(int64_t planes, int64_t blocks, int
   for (int64_t i = 0; i < blocks; ++i) {
     const int64_t s = i == 0 ? stride : 1;
     switch (block_) {
-      case ResNetBlock::basic: layer->push_back(BasicBlock(inplanes_, planes, s)); break;
-      case ResNetBlock::bottleneck: layer->push_back(Bottleneck(inplanes_, planes, s)); break;
-      case ResNetBlock::preact_bottleneck: layer->push_back(PreActBottleneck(inplanes_, planes, s)); break;
+      case ResNetBlock::basic:
+        layer->push_back(BasicBlock(inplanes_, planes, s));
+        break;
+      case ResNetBlock::bottleneck:
+        layer->push_back(Bottleneck(inplanes_, planes, s));
+        break;
+      case ResNetBlock::preact_bottleneck:
+        layer->push_back(PreActBottleneck(inplanes_, planes, s));
+        break;
     }
     inplanes_ = planes * expansion_of(block_);
   }

@@ -9,9 +9,9 @@
 namespace trainbench::models {
 
 enum class ResNetBlock {
-  basic,               // two 3x3 convs (resnet18/34)
-  bottleneck,          // 1x1 -> 3x3 -> 1x1, BN after each conv, ReLU after the sum (resnet50/101/152)
-  preact_bottleneck,   // BN-ReLU before each conv, stride on the first 1x1, sum without activation ("v2")
+  basic,              // two 3x3 convs (resnet18/34)
+  bottleneck,         // 1x1 -> 3x3 -> 1x1, BN after each conv, ReLU after the sum (resnet50/101/152)
+  preact_bottleneck,  // BN-ReLU before each conv, stride on the first 1x1, sum without activation ("v2")
 };
 
 struct ResNetImpl : torch::nn::Module {

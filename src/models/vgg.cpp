@@ -19,11 +19,10 @@ VGGImpl::VGGImpl(const std::vector<int64_t>& convs_per_stage, int64_t num_classe
   }
   features = register_module("features", f);
   classifier = register_module(
-      "classifier",
-      torch::nn::Sequential(torch::nn::Linear(512 * 7 * 7, 4096), torch::nn::ReLU(torch::nn::ReLUOptions(true)),
-                            torch::nn::Dropout(0.5), torch::nn::Linear(4096, 4096),
-                            torch::nn::ReLU(torch::nn::ReLUOptions(true)), torch::nn::Dropout(0.5),
-                            torch::nn::Linear(4096, num_classes)));
+      "classifier", torch::nn::Sequential(torch::nn::Linear(512 * 7 * 7, 4096),
+                                          torch::nn::ReLU(torch::nn::ReLUOptions(true)), torch::nn::Dropout(0.5),
+                                          torch::nn::Linear(4096, 4096), torch::nn::ReLU(torch::nn::ReLUOptions(true)),
+                                          torch::nn::Dropout(0.5), torch::nn::Linear(4096, num_classes)));
   init_cnn_weights(*this);
 }
 

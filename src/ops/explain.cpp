@@ -60,7 +60,8 @@ void attribute(Explanation& e, const FlagRule& rule) {
     }
   }
   e.other_time_s = e.step_time_s - e.layers_time_s - e.data_wait_s - e.copy_s;
-  std::sort(e.layers.begin(), e.layers.end(), [](const ExplainLayer& a, const ExplainLayer& b) { return a.time_s > b.time_s; });
+  std::sort(e.layers.begin(), e.layers.end(),
+            [](const ExplainLayer& a, const ExplainLayer& b) { return a.time_s > b.time_s; });
   e.findings.clear();
   const bool have_peak = std::isfinite(e.peak_gflops) && e.peak_gflops > 0.0;
   for (auto& l : e.layers) {
@@ -74,10 +75,12 @@ void attribute(Explanation& e, const FlagRule& rule) {
     const bool slow_for_device = have_peak && l.achieved_gflops < rule.below_peak * e.peak_gflops;
     if (!slow_for_family && !slow_for_device) continue;
     l.flagged = true;
-    std::string peak_part = have_peak ? fmt::format(", {:.1f}% of peak", 100.0 * l.achieved_gflops / e.peak_gflops) : "";
-    l.finding = fmt::format("{} (x{}): {:.1f}% of step time at {:.3g} GFLOP/s{}; {:.2g}x the model's {} average ({:.3g} GFLOP/s)",
-                            l.label, l.count, 100.0 * l.share, l.achieved_gflops, peak_part,
-                            average > 0.0 ? l.achieved_gflops / average : 0.0, l.family, average);
+    std::string peak_part =
+        have_peak ? fmt::format(", {:.1f}% of peak", 100.0 * l.achieved_gflops / e.peak_gflops) : "";
+    l.finding = fmt::format(
+        "{} (x{}): {:.1f}% of step time at {:.3g} GFLOP/s{}; {:.2g}x the model's {} average ({:.3g} GFLOP/s)", l.label,
+        l.count, 100.0 * l.share, l.achieved_gflops, peak_part, average > 0.0 ? l.achieved_gflops / average : 0.0,
+        l.family, average);
     e.findings.push_back(l.finding);
   }
   // The input pipeline's rows, by the share that makes a run's verdict input-bound (data/verdict.h).
@@ -94,16 +97,17 @@ void attribute(Explanation& e, const FlagRule& rule) {
       e.findings.push_back(fmt::format(
           "the host-to-device copy adds {:.3g} ms ({:.0f}% of the step) that the previous step did not hide{}",
           1e3 * e.copy_s, 100.0 * copy_share,
-          parse_case(e.case_name).data_transfer == "uint8" ? "" : ": try --data-transfer uint8 (a quarter of the bytes)"));
+          parse_case(e.case_name).data_transfer == "uint8" ? ""
+                                                           : ": try --data-transfer uint8 (a quarter of the bytes)"));
     }
   }
   if (e.step_time_s > 0.0 && std::fabs(e.other_time_s) > 0.3 * e.step_time_s) {
-    e.findings.push_back(fmt::format(
-        "{:.0f}% of the step ({:.3g} ms) is {} the layers timed alone: {}",
-        100.0 * std::fabs(e.other_time_s) / e.step_time_s, 1e3 * std::fabs(e.other_time_s),
-        e.other_time_s > 0.0 ? "outside" : "less than",
-        e.other_time_s > 0.0 ? "activations, pooling, element-wise ops, the loss and the optimizer step"
-                             : "the layers run faster inside the step than alone (caches, fused work)"));
+    e.findings.push_back(fmt::format("{:.0f}% of the step ({:.3g} ms) is {} the layers timed alone: {}",
+                                     100.0 * std::fabs(e.other_time_s) / e.step_time_s, 1e3 * std::fabs(e.other_time_s),
+                                     e.other_time_s > 0.0 ? "outside" : "less than",
+                                     e.other_time_s > 0.0
+                                         ? "activations, pooling, element-wise ops, the loss and the optimizer step"
+                                         : "the layers run faster inside the step than alone (caches, fused work)"));
   }
 }
 
@@ -135,14 +139,16 @@ void summarize_alternatives(Explanation& e) {
     if (l.flagged) findings.push_back(l.finding);
   for (const auto& [flag, t] : totals) {
     const double speedup = t.second > 0.0 ? t.first / t.second : 0.0;
-    findings.push_back(fmt::format("with {} the flagged layers take {:.3g} ms instead of {:.3g} ms per step: {:.2f}x, {}",
-                                   flag, 1e3 * t.second, 1e3 * t.first, speedup,
-                                   speedup > 1.05 ? "faster" : (speedup < 0.95 ? "slower" : "about the same")));
+    findings.push_back(fmt::format(
+        "with {} the flagged layers take {:.3g} ms instead of {:.3g} ms per step: {:.2f}x, {}", flag, 1e3 * t.second,
+        1e3 * t.first, speedup, speedup > 1.05 ? "faster" : (speedup < 0.95 ? "slower" : "about the same")));
   }
-  for (const auto& [flag, why] : failures) findings.push_back(fmt::format("with {} the flagged layers could not run: {}", flag, why));
+  for (const auto& [flag, why] : failures)
+    findings.push_back(fmt::format("with {} the flagged layers could not run: {}", flag, why));
   for (const auto& f : e.findings) {
-    const bool layer_line = std::any_of(e.layers.begin(), e.layers.end(),
-                                        [&](const ExplainLayer& l) { return l.flagged && f.rfind(l.label + " (x", 0) == 0; });
+    const bool layer_line = std::any_of(e.layers.begin(), e.layers.end(), [&](const ExplainLayer& l) {
+      return l.flagged && f.rfind(l.label + " (x", 0) == 0;
+    });
     if (!layer_line) findings.push_back(f);
   }
   e.findings = findings;

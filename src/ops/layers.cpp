@@ -75,12 +75,12 @@ void on_exit(const at::RecordFunction& fn, at::ObserverContext*) {
 
 std::vector<LayerCall> collect_layers(const std::function<void()>& fn) {
   CollectorState state;
-  detail::run_observed(t_state, &state,
-                       at::RecordFunctionCallback(on_enter, on_exit)
-                           .needsInputs(true)
-                           .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE,
-                                   at::RecordScope::BACKWARD_FUNCTION}),
-                       fn);
+  detail::run_observed(
+      t_state, &state,
+      at::RecordFunctionCallback(on_enter, on_exit)
+          .needsInputs(true)
+          .scopes({at::RecordScope::FUNCTION, at::RecordScope::USER_SCOPE, at::RecordScope::BACKWARD_FUNCTION}),
+      fn);
   return state.layers;
 }
 

@@ -57,9 +57,12 @@ OpDescriptor complete(const std::string& input, const OpKind& spec, std::map<std
 
 const char* to_string(OpPhase p) {
   switch (p) {
-    case OpPhase::fwd: return "fwd";
-    case OpPhase::bwd_data: return "bwd_data";
-    case OpPhase::bwd_weights: return "bwd_weights";
+    case OpPhase::fwd:
+      return "fwd";
+    case OpPhase::bwd_data:
+      return "bwd_data";
+    case OpPhase::bwd_weights:
+      return "bwd_weights";
   }
   return "?";
 }
@@ -155,8 +158,8 @@ OpDescriptor parse_op(const std::string& input) {
     const std::string name = input.substr(start, digits - start);
     if (name.empty()) fail(input, input.substr(start, 1), "is not a field name (lower-case letters, then a number)");
     if (digits == i) fail(input, token, "has no value (a field is a name followed by a number)");
-    const bool known = std::any_of(spec->fields.begin(), spec->fields.end(),
-                                   [&](const OpFieldSpec& f) { return name == f.name; });
+    const bool known =
+        std::any_of(spec->fields.begin(), spec->fields.end(), [&](const OpFieldSpec& f) { return name == f.name; });
     if (!known) {
       std::string names;
       for (const auto& f : spec->fields) names += (names.empty() ? "" : " ") + std::string(f.name);
@@ -177,7 +180,8 @@ OpDescriptor make_op(const std::string& kind, const std::map<std::string, int64_
   std::string text = kind + ":";
   for (const auto& [k, v] : fields) text += k + std::to_string(v);
   for (const auto& [k, v] : fields) {
-    const bool known = std::any_of(spec->fields.begin(), spec->fields.end(), [&](const OpFieldSpec& f) { return k == f.name; });
+    const bool known =
+        std::any_of(spec->fields.begin(), spec->fields.end(), [&](const OpFieldSpec& f) { return k == f.name; });
     if (!known) fail(text, k + std::to_string(v), "is not a field of " + kind);
   }
   return complete(text, *spec, fields, {});

@@ -25,7 +25,7 @@ const char* to_string(OpPhase p);
 const std::vector<OpPhase>& all_phases();
 
 struct OpDescriptor {
-  std::string kind;                      // conv | gemm | linear | lstm | attention | bn
+  std::string kind;                       // conv | gemm | linear | lstm | attention | bn
   std::map<std::string, int64_t> fields;  // every field, defaults filled in
 
   int64_t get(const std::string& field) const;  // throws std::out_of_range for a field the kind lacks

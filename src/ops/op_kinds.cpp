@@ -60,7 +60,8 @@ std::string conv_label(const OpDescriptor& d) {
   }
   std::string s = fmt::format("{} {}x{}", what, d.get("kh"), d.get("kw"));
   if (d.get("sh") != 1 || d.get("sw") != 1)
-    s += d.get("sh") == d.get("sw") ? fmt::format(" s{}", d.get("sh")) : fmt::format(" s{}x{}", d.get("sh"), d.get("sw"));
+    s += d.get("sh") == d.get("sw") ? fmt::format(" s{}", d.get("sh"))
+                                    : fmt::format(" s{}x{}", d.get("sh"), d.get("sw"));
   if (g > 1) s += fmt::format(" g={}", g);
   return s;
 }
@@ -86,11 +87,20 @@ std::optional<LayerCall> conv_read(Inputs in) {
   const at::Tensor* w = tensor_at(in, 1);
   if (x == nullptr || w == nullptr || x->dim() != 4 || in.size() < 9 || in[6].toBool()) return std::nullopt;
   const auto stride = in[3].toIntVector(), pad = in[4].toIntVector(), dil = in[5].toIntVector();
-  return call_on(*x, make_op("conv", {{"mb", x->size(0)}, {"ic", x->size(1)}, {"ih", x->size(2)}, {"iw", x->size(3)},
-                                      {"oc", w->size(0)}, {"kh", w->size(2)}, {"kw", w->size(3)},
-                                      {"sh", at_or_first(stride, 0)}, {"sw", at_or_first(stride, 1)},
-                                      {"ph", at_or_first(pad, 0)}, {"pw", at_or_first(pad, 1)},
-                                      {"dh", at_or_first(dil, 0)}, {"dw", at_or_first(dil, 1)}, {"g", in[8].toInt()}}));
+  return call_on(*x, make_op("conv", {{"mb", x->size(0)},
+                                      {"ic", x->size(1)},
+                                      {"ih", x->size(2)},
+                                      {"iw", x->size(3)},
+                                      {"oc", w->size(0)},
+                                      {"kh", w->size(2)},
+                                      {"kw", w->size(3)},
+                                      {"sh", at_or_first(stride, 0)},
+                                      {"sw", at_or_first(stride, 1)},
+                                      {"ph", at_or_first(pad, 0)},
+                                      {"pw", at_or_first(pad, 1)},
+                                      {"dh", at_or_first(dil, 0)},
+                                      {"dw", at_or_first(dil, 1)},
+                                      {"g", in[8].toInt()}}));
 }
 
 // ---- gemm and linear -----------------------------------------------------------------------------
@@ -140,7 +150,8 @@ std::optional<LayerCall> linear_read(Inputs in) {
 std::optional<LayerCall> addmm_read(Inputs in) {
   const at::Tensor* a = tensor_at(in, 1);
   const at::Tensor* b = tensor_at(in, 2);
-  if (tensor_at(in, 0) == nullptr || a == nullptr || b == nullptr || a->dim() != 2 || b->dim() != 2) return std::nullopt;
+  if (tensor_at(in, 0) == nullptr || a == nullptr || b == nullptr || a->dim() != 2 || b->dim() != 2)
+    return std::nullopt;
   return call_on(*a, make_op("linear", {{"m", a->size(0)}, {"n", b->size(1)}, {"k", a->size(1)}}));
 }
 
@@ -199,8 +210,11 @@ std::optional<LayerCall> lstm_read(Inputs in) {
   if (hx.empty() || !hx[0].isTensor()) return std::nullopt;
   const bool batch_first = in[8].toBool();
   const at::Tensor h0 = hx[0].toTensor();
-  return call_on(*x, make_op("lstm", {{"mb", x->size(batch_first ? 0 : 1)}, {"t", x->size(batch_first ? 1 : 0)},
-                                      {"i", x->size(2)}, {"h", h0.size(2)}, {"l", in[4].toInt()},
+  return call_on(*x, make_op("lstm", {{"mb", x->size(batch_first ? 0 : 1)},
+                                      {"t", x->size(batch_first ? 1 : 0)},
+                                      {"i", x->size(2)},
+                                      {"h", h0.size(2)},
+                                      {"l", in[4].toInt()},
                                       {"d", in[7].toBool() ? 2 : 1}}));
 }
 
@@ -223,7 +237,9 @@ OpInstance attention_build(const OpDescriptor& d, const OpBuildSettings& s) {
   const double scale = 1.0 / std::sqrt(static_cast<double>(d.get("hd")));
   OpInstance op;
   op.data = {q, k, v};
-  op.forward = [q, k, v, scale] { return torch::matmul(torch::softmax(torch::matmul(q, k.transpose(-2, -1)) * scale, -1), v); };
+  op.forward = [q, k, v, scale] {
+    return torch::matmul(torch::softmax(torch::matmul(q, k.transpose(-2, -1)) * scale, -1), v);
+  };
   return op;
 }
 
@@ -232,7 +248,8 @@ OpInstance attention_build(const OpDescriptor& d, const OpBuildSettings& s) {
 std::optional<LayerCall> attention_read(Inputs in) {
   const at::Tensor* x = tensor_at(in, 0);
   if (x == nullptr || x->dim() != 4) return std::nullopt;
-  return call_on(*x, make_op("attention", {{"mb", x->size(0)}, {"nh", x->size(1)}, {"s", x->size(2)}, {"hd", x->size(3)}}));
+  return call_on(*x,
+                 make_op("attention", {{"mb", x->size(0)}, {"nh", x->size(1)}, {"s", x->size(2)}, {"hd", x->size(3)}}));
 }
 
 // ---- bn ------------------------------------------------------------------------------------------
@@ -264,7 +281,8 @@ std::optional<LayerCall> bn_read(Inputs in) {
 const std::vector<OpKind>& op_kind_table() {
   // name, family, fields, has_weights, layout_matters, check, flops, label, build, readers
   static const std::vector<OpKind> k = {
-      {"conv", "conv",
+      {"conv",
+       "conv",
        {{"mb", "batch", nullptr, 0, true, 1},
         {"ic", "input channels", nullptr, 0, true, 1},
         {"ih", "input height", nullptr, 0, true, 1},
@@ -279,42 +297,83 @@ const std::vector<OpKind>& op_kind_table() {
         {"dh", "dilation, height (default 1)", nullptr, 1, false, 1},
         {"dw", "dilation, width (default: dh)", "dh", 0, false, 1},
         {"g", "groups (default 1; g = ic = oc is depthwise)", nullptr, 1, false, 1}},
-       true, true, conv_check, conv_kind_flops, conv_label, conv_build,
+       true,
+       true,
+       conv_check,
+       conv_kind_flops,
+       conv_label,
+       conv_build,
        // A traced TorchScript module calls aten::_convolution directly (nested inside
        // aten::convolution otherwise, so never collected twice).
        {{"aten::convolution", conv_read}, {"aten::_convolution", conv_read}}},
-      {"gemm", "matmul",
+      {"gemm",
+       "matmul",
        {{"m", "rows of A and C", nullptr, 0, true, 1},
         {"n", "columns of B and C", nullptr, 0, true, 1},
         {"k", "columns of A, rows of B", nullptr, 0, true, 1}},
-       true, false, nullptr, matmul_kind_flops, matmul_label, gemm_build, {}},
-      {"linear", "matmul",
+       true,
+       false,
+       nullptr,
+       matmul_kind_flops,
+       matmul_label,
+       gemm_build,
+       {}},
+      {"linear",
+       "matmul",
        {{"m", "rows of the input (batch x tokens)", nullptr, 0, true, 1},
         {"n", "output features", nullptr, 0, true, 1},
         {"k", "input features", nullptr, 0, true, 1}},
-       true, false, nullptr, matmul_kind_flops, matmul_label, linear_build,
-       {{"aten::linear", linear_read}, {"aten::addmm", addmm_read}, {"aten::matmul", matmul_read}, {"aten::mm", matmul_read}}},
-      {"lstm", "lstm",
+       true,
+       false,
+       nullptr,
+       matmul_kind_flops,
+       matmul_label,
+       linear_build,
+       {{"aten::linear", linear_read},
+        {"aten::addmm", addmm_read},
+        {"aten::matmul", matmul_read},
+        {"aten::mm", matmul_read}}},
+      {"lstm",
+       "lstm",
        {{"mb", "batch", nullptr, 0, true, 1},
         {"t", "sequence length (time steps)", nullptr, 0, true, 1},
         {"i", "input features", nullptr, 0, true, 1},
         {"h", "hidden size", nullptr, 0, true, 1},
         {"l", "layers (default 1)", nullptr, 1, false, 1},
         {"d", "directions: 1, or 2 for bidirectional (default 1)", nullptr, 1, false, 1}},
-       true, false, lstm_check, lstm_flops, lstm_label, lstm_build, {{"aten::lstm", lstm_read}}},
-      {"attention", "attention",
+       true,
+       false,
+       lstm_check,
+       lstm_flops,
+       lstm_label,
+       lstm_build,
+       {{"aten::lstm", lstm_read}}},
+      {"attention",
+       "attention",
        {{"mb", "batch", nullptr, 0, true, 1},
         {"s", "sequence length", nullptr, 0, true, 1},
         {"nh", "heads", nullptr, 0, true, 1},
         {"hd", "dimension per head", nullptr, 0, true, 1}},
-       false, false, nullptr, attention_flops, attention_label, attention_build,
+       false,
+       false,
+       nullptr,
+       attention_flops,
+       attention_label,
+       attention_build,
        {{"trainbench::attention", attention_read}}},
-      {"bn", "norm",
+      {"bn",
+       "norm",
        {{"mb", "batch", nullptr, 0, true, 1},
         {"ic", "channels", nullptr, 0, true, 1},
         {"ih", "height", nullptr, 0, true, 1},
         {"iw", "width (default: ih)", "ih", 0, false, 1}},
-       true, true, nullptr, nullptr, bn_label, bn_build, {{"aten::batch_norm", bn_read}}},
+       true,
+       true,
+       nullptr,
+       nullptr,
+       bn_label,
+       bn_build,
+       {{"aten::batch_norm", bn_read}}},
   };
   return k;
 }

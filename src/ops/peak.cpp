@@ -26,12 +26,14 @@ using Clock = std::chrono::steady_clock;
 // Median seconds of `fn` under the stopping rule (each call synchronised).
 double median_time(const DeviceSpec& device, const MeasureSettings& m, const std::function<void()>& fn) {
   synchronize(device);
-  return summarize(sample_until_done(m, [&] {
-           const auto t0 = Clock::now();
-           fn();
-           synchronize(device);
-           return std::chrono::duration<double>(Clock::now() - t0).count();
-         }).samples)
+  return summarize(sample_until_done(m,
+                                     [&] {
+                                       const auto t0 = Clock::now();
+                                       fn();
+                                       synchronize(device);
+                                       return std::chrono::duration<double>(Clock::now() - t0).count();
+                                     })
+                       .samples)
       .median;
 }
 
@@ -82,8 +84,10 @@ PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int
     // A 3x3 convolution as a ResNet stage runs it; sized so one call is long enough to time.
     const OpDescriptor conv = parse_op(gpu ? "conv:mb64ic256ih56oc256kh3ph1" : "conv:mb16ic128ih28oc128kh3ph1");
     p.conv_op = conv.str();
-    auto x = torch::randn({conv.get("mb"), conv.get("ic"), conv.get("ih"), conv.get("iw")}, torch::TensorOptions().device(dev));
-    auto w = torch::randn({conv.get("oc"), conv.get("ic"), conv.get("kh"), conv.get("kw")}, torch::TensorOptions().device(dev));
+    auto x = torch::randn({conv.get("mb"), conv.get("ic"), conv.get("ih"), conv.get("iw")},
+                          torch::TensorOptions().device(dev));
+    auto w = torch::randn({conv.get("oc"), conv.get("ic"), conv.get("kh"), conv.get("kw")},
+                          torch::TensorOptions().device(dev));
     const double t = median_time(s.device, s.measure, [&] { (void)torch::conv2d(x, w, {}, 1, 1); });
     p.conv_gflops = conv.flops(OpPhase::fwd) / t / 1e9;
   }
@@ -92,7 +96,8 @@ PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int
 
 std::string peak_cache_path() {
   namespace fs = std::filesystem;
-  if (const char* d = std::getenv("TRAINBENCH_CACHE_DIR"); d != nullptr && *d != '\0') return (fs::path(d) / "peak.json").string();
+  if (const char* d = std::getenv("TRAINBENCH_CACHE_DIR"); d != nullptr && *d != '\0')
+    return (fs::path(d) / "peak.json").string();
   if (const char* d = std::getenv("XDG_CACHE_HOME"); d != nullptr && *d != '\0')
     return (fs::path(d) / "trainbench" / "peak.json").string();
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
@@ -115,7 +120,8 @@ std::vector<PeakInfo> read_cache(const std::string& path) {
     static bool said = false;
     if (!said) {
       said = true;
-      std::cerr << "trainbench: warning: ignoring the peak cache " << path << ": not a regular file owned by this user\n";
+      std::cerr << "trainbench: warning: ignoring the peak cache " << path
+                << ": not a regular file owned by this user\n";
     }
     return {};
   }

@@ -13,10 +13,14 @@ namespace trainbench {
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::faster: return "faster";
-    case Verdict::slower: return "slower";
-    case Verdict::same: return "same";
-    case Verdict::none: return "-";
+    case Verdict::faster:
+      return "faster";
+    case Verdict::slower:
+      return "slower";
+    case Verdict::same:
+      return "same";
+    case Verdict::none:
+      return "-";
   }
   return "-";
 }
@@ -99,10 +103,14 @@ std::string side_note(const Record& r, const std::string& side) {
 
 void ignore_field(ResultsFile& f, const std::string& field) {
   std::string Record::*member = nullptr;
-  if (field == "layout") member = &Record::layout;
-  else if (field == "precision") member = &Record::precision;
-  else if (field == "optimizer") member = &Record::optimizer;
-  else throw std::invalid_argument("cannot ignore '" + field + "' (expected layout, precision or optimizer)");
+  if (field == "layout")
+    member = &Record::layout;
+  else if (field == "precision")
+    member = &Record::precision;
+  else if (field == "optimizer")
+    member = &Record::optimizer;
+  else
+    throw std::invalid_argument("cannot ignore '" + field + "' (expected layout, precision or optimizer)");
   for (auto& r : f.benchmarks) r.*member = "*";
 }
 

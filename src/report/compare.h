@@ -22,22 +22,22 @@ struct CaseComparison {
   std::optional<double> ratio;  // other.throughput / base.throughput; empty unless both are ok
   double noise = 0.0;           // the relative difference that still counts as `same`
   Verdict verdict = Verdict::none;
-  std::string note;             // why there is no ratio: "oom in OTHER", "error in BASE: ..."
+  std::string note;  // why there is no ratio: "oom in OTHER", "error in BASE: ..."
 };
 
 struct FamilyMean {
   std::string family;  // a family name, or "overall"
   double geomean = 0.0;
-  int count = 0;       // ratios that went into it
+  int count = 0;  // ratios that went into it
 };
 
 struct Comparison {
-  std::string base_label, other_label;   // file names as given
+  std::string base_label, other_label;  // file names as given
   Context base_context, other_context;
-  bool keys_with_threads = false;        // the join key kept the thread count (a thread sweep)
-  std::vector<CaseComparison> cases;     // in BASE's order
+  bool keys_with_threads = false;     // the join key kept the thread count (a thread sweep)
+  std::vector<CaseComparison> cases;  // in BASE's order
   std::vector<Record> only_in_base, only_in_other;
-  std::vector<FamilyMean> means;         // families in a fixed order (those with ratios), then "overall"
+  std::vector<FamilyMean> means;  // families in a fixed order (those with ratios), then "overall"
 };
 
 // Relative noise of one case: the robust relative spread of a step, jitter / median (0 when not ok).

@@ -26,12 +26,12 @@ std::string percent(double x) { return "±" + format_significant(100.0 * x, 2) +
 
 Cells case_cells(const Comparison& c) {
   Cells t;
-  t.columns = {{"case"}, {"family"}, {"base", 0, true}, {"other", 0, true}, {"unit"}, {"ratio", 0, true},
+  t.columns = {{"case"},           {"family"},  {"base", 0, true}, {"other", 0, true}, {"unit"}, {"ratio", 0, true},
                {"noise", 0, true}, {"verdict"}, {"note"}};
   for (const auto& cc : c.cases) {
     t.rows.push_back({cc.key, family_title(cc.family), throughput_cell(cc.base), throughput_cell(cc.other),
-                      cc.base.unit, cc.ratio ? format_significant(*cc.ratio) : "-",
-                      cc.ratio ? percent(cc.noise) : "-", to_string(cc.verdict), cc.note});
+                      cc.base.unit, cc.ratio ? format_significant(*cc.ratio) : "-", cc.ratio ? percent(cc.noise) : "-",
+                      to_string(cc.verdict), cc.note});
   }
   return t;
 }
@@ -96,8 +96,7 @@ std::string print_comparisons_markdown(const std::vector<Comparison>& cs) {
     if (!c.only_in_base.empty())
       out += fmt::format("\nOnly in BASE ({}): {}\n", c.only_in_base.size(), keys_of(c.only_in_base, threads, "`"));
     if (!c.only_in_other.empty())
-      out += fmt::format("\nOnly in OTHER ({}): {}\n", c.only_in_other.size(),
-                         keys_of(c.only_in_other, threads, "`"));
+      out += fmt::format("\nOnly in OTHER ({}): {}\n", c.only_in_other.size(), keys_of(c.only_in_other, threads, "`"));
     if (!c.means.empty()) out += "\nGeometric mean of OTHER/BASE:\n\n" + md_table(mean_cells(c));
   }
   return out;

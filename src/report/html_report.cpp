@@ -22,9 +22,9 @@ namespace trainbench {
 
 const std::vector<std::string>& chartjs_candidates() {
   static const std::vector<std::string> paths = {
-      "/usr/share/javascript/chart.js/chart.min.js",    // Debian libjs-chart.js 3.x
-      "/usr/share/javascript/chart.js/Chart.min.js",    // older packages
-      "/usr/share/nodejs/chart.js/dist/chart.min.js",   // node-chart.js
+      "/usr/share/javascript/chart.js/chart.min.js",   // Debian libjs-chart.js 3.x
+      "/usr/share/javascript/chart.js/Chart.min.js",   // older packages
+      "/usr/share/nodejs/chart.js/dist/chart.min.js",  // node-chart.js
       "/usr/local/share/javascript/chart.js/chart.min.js",
   };
   return paths;
@@ -52,9 +52,11 @@ std::string opt(const std::optional<std::string>& s) { return s ? *s : "-"; }
 std::string context_table(const std::vector<ReportRun>& runs) {
   std::vector<std::pair<std::string, std::function<std::string(const Context&)>>> rows = {
       {"device", [](const Context& c) { return c.device + " — " + c.device_name; }},
-      {"device memory", [](const Context& c) { return c.device_memory_bytes ? format_bytes(*c.device_memory_bytes) : "-"; }},
+      {"device memory",
+       [](const Context& c) { return c.device_memory_bytes ? format_bytes(*c.device_memory_bytes) : "-"; }},
       {"host", [](const Context& c) { return c.hostname; }},
-      {"CPU", [](const Context& c) {
+      {"CPU",
+       [](const Context& c) {
          std::string s = c.cpu_model + ", " + std::to_string(c.cpu_cores) + " CPUs";
          if (c.cpu_physical_cores) s += " (" + std::to_string(*c.cpu_physical_cores) + " cores)";
          return s;
@@ -100,8 +102,7 @@ Cell median_noise_cell(const Record& r, bool spread) {
   Cell c = num_cell(100.0 * relative_noise_of_median(r.step_time_s), spread, "%");
   if (spread && r.noise_target_met == false) {
     c.text += " !";
-    c.title = fmt::format("missed the {:g}% noise target: stopped by {}", 100.0 * r.noise_target,
-                          r.stop_reason);
+    c.title = fmt::format("missed the {:g}% noise target: stopped by {}", 100.0 * r.noise_target, r.stop_reason);
   }
   return c;
 }
@@ -117,12 +118,15 @@ std::string cases_table(const std::vector<ReportRun>& runs) {
   for (size_t i = 1; i < runs.size(); ++i)
     for (const auto& cc : comparisons[i - 1].cases) ratio_of[{i, cc.other.name}] = &cc;
 
-  std::vector<std::pair<std::string, bool>> cols = {
-      {"run", false},        {"case (trainbench run --case …)", false}, {"family", false}, {"batch", true},
-      {"status", false},     {"throughput", true},  {"unit", false},        {"median step", true},
-      {"jitter", true},      {"CV", true},          {"noise ±", true},      {"median noise", true}, {"n", true},
-      {"stop", false},       {"GFLOP/s", true},     {"% of peak", true},    {"peak memory", true},
-      {"wall", true}};
+  std::vector<std::pair<std::string, bool>> cols = {{"run", false},        {"case (trainbench run --case …)", false},
+                                                    {"family", false},     {"batch", true},
+                                                    {"status", false},     {"throughput", true},
+                                                    {"unit", false},       {"median step", true},
+                                                    {"jitter", true},      {"CV", true},
+                                                    {"noise ±", true},     {"median noise", true},
+                                                    {"n", true},           {"stop", false},
+                                                    {"GFLOP/s", true},     {"% of peak", true},
+                                                    {"peak memory", true}, {"wall", true}};
   if (with_ratio) {
     cols.push_back({"OTHER/BASE", true});
     cols.push_back({"verdict", false});
@@ -187,12 +191,23 @@ std::string html_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -225,18 +240,20 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::string& c
                      html_escape(fmt::format("{} run(s), {} case(s): {}", runs.size(), cases, files)) + "</p>\n";
   body += "<h2>Runs</h2>\n" + context_table(runs);
   body += "<div id=\"charts\"></div>\n";
-  body += "<h2>All cases</h2>\n<p class=\"note\">Click a column title to sort. <i>noise ±</i> is jitter / median "
-          "(1.4826 × MAD of the step times); a comparison calls a case <i>same</i> when |ratio − 1| is within "
-          "√(noise<sub>BASE</sub>² + noise<sub>OTHER</sub>²). <i>median noise</i> is the standard error of the "
-          "median over the median (what <code>--max-noise</code> targets); <b>!</b> marks a case that stopped on a "
-          "limit before reaching its target.</p>\n";
+  body +=
+      "<h2>All cases</h2>\n<p class=\"note\">Click a column title to sort. <i>noise ±</i> is jitter / median "
+      "(1.4826 × MAD of the step times); a comparison calls a case <i>same</i> when |ratio − 1| is within "
+      "√(noise<sub>BASE</sub>² + noise<sub>OTHER</sub>²). <i>median noise</i> is the standard error of the "
+      "median over the median (what <code>--max-noise</code> targets); <b>!</b> marks a case that stopped on a "
+      "limit before reaching its target.</p>\n";
   size_t missed = 0;
   for (const auto& run : runs)
     for (const auto& r : run.file.benchmarks) missed += r.ok() && r.noise_target_met == false ? 1 : 0;
   if (missed > 0) {
     body += "<p class=\"note\">" +
             html_escape(fmt::format("{} case(s) missed their noise target (marked !): rerun them with a larger "
-                                    "--max-time or --max-steps.", missed)) +
+                                    "--max-time or --max-steps.",
+                                    missed)) +
             "</p>\n";
   }
   body += cases_table(runs);

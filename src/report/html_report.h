@@ -46,8 +46,8 @@ void write_html_report(const std::vector<std::string>& inputs, const std::string
 
 namespace detail {
 // The page with its three holes filled: title, data model (JSON) and the Chart.js source.
-std::string fill_report_template(const std::string& title, const std::string& model_json,
-                                 const std::string& body_html, const std::string& chartjs);
+std::string fill_report_template(const std::string& title, const std::string& model_json, const std::string& body_html,
+                                 const std::string& chartjs);
 std::string html_escape(const std::string& s);
 // JSON text made safe inside <script>: <, >, & and U+2028/U+2029 written as \uXXXX escapes.
 std::string json_script_safe(const std::string& json);

@@ -312,10 +312,14 @@ std::string json_script_safe(const std::string& json) {
   out.reserve(json.size());
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' && (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
+    if (c == '<')
+      out += "\\u003c";
+    else if (c == '>')
+      out += "\\u003e";
+    else if (c == '&')
+      out += "\\u0026";
+    else if (c == '\xE2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+             (json[i + 2] == '\xA8' || json[i + 2] == '\xA9')) {
       out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
       i += 2;
     } else {
@@ -325,8 +329,8 @@ std::string json_script_safe(const std::string& json) {
   return out;
 }
 
-std::string fill_report_template(const std::string& title, const std::string& model_json,
-                                 const std::string& body_html, const std::string& chartjs) {
+std::string fill_report_template(const std::string& title, const std::string& model_json, const std::string& body_html,
+                                 const std::string& chartjs) {
   std::string page = replace_once(kHead, "@TITLE@", html_escape(title));
   page += body_html;
   page += "<pre id=\"tb-status\">charts=? drawn=? errors=?</pre>\n";

@@ -32,8 +32,8 @@ std::string data_section(const std::vector<ReportRun>& runs) {
       const DataInfo& d = *r.data;
       std::string note = consequence(d);
       if (d.skipped_files > 0) {
-        note += fmt::format("{}{} file(s) skipped, first {}", note.empty() ? "" : "; ", d.skipped_files,
-                            d.first_skipped);
+        note +=
+            fmt::format("{}{} file(s) skipped, first {}", note.empty() ? "" : "; ", d.skipped_files, d.first_skipped);
       }
       rows += "<tr>" + cell(run.label) + cell(r.name) + cell(d.source) +
               number_cell(std::to_string(d.loader_threads), d.loader_threads) +

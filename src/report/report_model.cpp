@@ -30,8 +30,8 @@ std::string sweep_key(const Record& r) {
 
 namespace {
 
-using nlohmann::json;
 using detail::sweep_key;
+using nlohmann::json;
 
 json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr); }
 
@@ -69,8 +69,8 @@ json speedup_model(const std::vector<ReportRun>& runs) {
       data.push_back(it == ratios[i].end() ? json(nullptr) : number_or_null(geometric_mean(it->second)));
       counts.push_back(it == ratios[i].end() ? 0 : it->second.size());
     }
-    series.push_back({{"label", series_label(runs[i + 1]) + " / " + series_label(runs[0])}, {"data", data},
-                      {"counts", counts}});
+    series.push_back(
+        {{"label", series_label(runs[i + 1]) + " / " + series_label(runs[0])}, {"data", data}, {"counts", counts}});
   }
   return {{"base", series_label(runs[0])}, {"labels", models}, {"series", series}, {"means", means}};
 }
@@ -123,8 +123,11 @@ json sweeps_model(const std::vector<ReportRun>& runs) {
       }
       series.push_back({{"label", label}, {"data", data}, {"oom", oom}});
     }
-    out.push_back({{"title", k}, {"unit", units[k]}, {"batches", json(std::vector<int64_t>(batches.begin(), batches.end()))},
-                   {"series", series}, {"oom", oom_text}});
+    out.push_back({{"title", k},
+                   {"unit", units[k]},
+                   {"batches", json(std::vector<int64_t>(batches.begin(), batches.end()))},
+                   {"series", series},
+                   {"oom", oom_text}});
   }
   return out;
 }
@@ -261,7 +264,11 @@ json scaling_model(const std::vector<ReportRun>& runs) {
       ideal.push_back(number_or_null(single * n));
       eff.push_back(number_or_null(t / (single * n)));
     }
-    out.push_back({{"title", k}, {"unit", units[k]}, {"worlds", worlds}, {"throughput", thr}, {"ideal", ideal},
+    out.push_back({{"title", k},
+                   {"unit", units[k]},
+                   {"worlds", worlds},
+                   {"throughput", thr},
+                   {"ideal", ideal},
                    {"efficiency", eff}});
   }
   return out;
@@ -318,9 +325,12 @@ json throughput_model(const std::vector<ReportRun>& runs) {
         const Record* r = it == cell.end() ? nullptr : it->second;
         data.push_back(r && r->ok() ? number_or_null(r->throughput) : json(nullptr));
         std::string m;
-        if (r && r->status == Status::oom) m = "OOM";
-        else if (r && r->status == Status::error) m = "error";
-        else if (r && noise_missed(*r)) m = "noisy";
+        if (r && r->status == Status::oom)
+          m = "OOM";
+        else if (r && r->status == Status::error)
+          m = "error";
+        else if (r && noise_missed(*r))
+          m = "noisy";
         mark.push_back(m.empty() ? json(nullptr) : json(m));
         if (!m.empty()) {
           const std::string what = m == "OOM" ? "out of memory" : m == "noisy" ? "noise above the target" : "error";

@@ -20,11 +20,11 @@ struct Context : SystemInfo {
   std::string git_revision;
   std::string start_time;  // ISO 8601 UTC, e.g. 2024-05-01T12:34:56Z
   int threads = 0;
-  std::string device;                        // cpu | cuda:0
-  std::string cpu_allocator = "tuned";        // tuned (freed memory kept in the heap) | system (glibc as is)
-  std::optional<PeakInfo> peak;               // the device's ceilings from `trainbench peak`, when measured
-  int world_size = 1;                         // processes of a data-parallel run (`run --dist`); 1 otherwise
-  std::optional<std::string> dist_backend;    // gloo | nccl for a data-parallel run; null otherwise
+  std::string device;                       // cpu | cuda:0
+  std::string cpu_allocator = "tuned";      // tuned (freed memory kept in the heap) | system (glibc as is)
+  std::optional<PeakInfo> peak;             // the device's ceilings from `trainbench peak`, when measured
+  int world_size = 1;                       // processes of a data-parallel run (`run --dist`); 1 otherwise
+  std::optional<std::string> dist_backend;  // gloo | nccl for a data-parallel run; null otherwise
   // `run --resume --force` with a journal of a different plan: what differed (the older records were kept
   // as they were). Null otherwise, and in files written before it existed.
   std::optional<std::string> resume_note;

@@ -146,11 +146,12 @@ void Journal::lock(const std::string& path) {
   }
 }
 
-void Journal::open(const std::string& path, const Context& context, Mode mode, const std::optional<PlanIdentity>& plan) {
+void Journal::open(const std::string& path, const Context& context, Mode mode,
+                   const std::optional<PlanIdentity>& plan) {
   if (fd_ < 0 || path_ != path) lock(path);
   if (mode == Mode::fresh && ::ftruncate(fd_, 0) != 0) throw ResultsError(path + ": cannot truncate: " + errno_text());
 
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd_, &st) != 0) throw ResultsError(path + ": " + errno_text());
   if (st.st_size > 0) {
     // Resuming: drop a torn last line so the next append does not glue onto it.
@@ -160,7 +161,8 @@ void Journal::open(const std::string& path, const Context& context, Mode mode, c
     const std::string text = ss.str();
     const size_t keep = complete_length(text);
     if (keep != text.size()) {
-      if (::ftruncate(fd_, static_cast<off_t>(keep)) != 0) throw ResultsError(path + ": cannot truncate: " + errno_text());
+      if (::ftruncate(fd_, static_cast<off_t>(keep)) != 0)
+        throw ResultsError(path + ": cannot truncate: " + errno_text());
     }
     if (keep > 0) return;
   }
@@ -209,18 +211,18 @@ JournalContents read_journal(const std::string& path) {
     if (j.is_object() && j.contains("journal")) {
       if (line_no != 1) throw ResultsError(where + "journal header in the middle of the file");
       if (!j["journal"].is_number_integer() || j["journal"].get<int64_t>() != kJournalVersion)
-        throw ResultsError(where + "journal version " + j["journal"].dump() + " is not supported (this trainbench reads " +
-                           std::to_string(kJournalVersion) + ")");
+        throw ResultsError(where + "journal version " + j["journal"].dump() +
+                           " is not supported (this trainbench reads " + std::to_string(kJournalVersion) + ")");
       try {
         out.context = context_from_json(j.contains("context") ? j["context"] : nlohmann::json());
       } catch (const std::runtime_error& e) {
         throw ResultsError(where + "context: " + e.what());
       }
       if (j.contains("plan")) try {
-        out.plan = plan_from_json(j["plan"]);
-      } catch (const std::runtime_error& e) {
-        throw ResultsError(where + "plan: " + e.what());
-      }
+          out.plan = plan_from_json(j["plan"]);
+        } catch (const std::runtime_error& e) {
+          throw ResultsError(where + "plan: " + e.what());
+        }
       continue;
     }
     try {

@@ -72,7 +72,7 @@ class Journal {
 };
 
 struct JournalContents {
-  std::optional<Context> context;  // from the header line; absent if the journal has none
+  std::optional<Context> context;    // from the header line; absent if the journal has none
   std::optional<PlanIdentity> plan;  // from the header line; absent in journals written before it
   std::vector<Record> records;
 };

@@ -15,47 +15,48 @@ namespace trainbench {
 
 // peak(b) = fixed + per_sample x b, fitted to measurements at two or three batches (each its own case).
 struct MemoryFit {
-  std::string basis;                   // what `peaks` are: "address space" (CPU) | "reserved" (GPU) | "tensors"
-  std::vector<int64_t> batches;        // the measured batches, ascending
-  std::vector<int64_t> peaks;          // the measured peak bytes at each batch (same basis)
-  double fixed_bytes = 0.0;            // intercept
-  double per_sample_bytes = 0.0;       // slope
+  std::string basis;              // what `peaks` are: "address space" (CPU) | "reserved" (GPU) | "tensors"
+  std::vector<int64_t> batches;   // the measured batches, ascending
+  std::vector<int64_t> peaks;     // the measured peak bytes at each batch (same basis)
+  double fixed_bytes = 0.0;       // intercept
+  double per_sample_bytes = 0.0;  // slope
   // With three or more points: the largest |measured - fitted| over the measured peaks, as a fraction
   // of the measured peak. NaN with two points (a line through two points checks nothing).
   double linearity_error = std::numeric_limits<double>::quiet_NaN();
-  bool linear = true;                  // linearity_error within the tolerance (or not checkable)
+  bool linear = true;  // linearity_error within the tolerance (or not checkable)
 };
 
 // The predicted largest batch for one memory size.
 struct MemoryPrediction {
   int64_t size_bytes = 0;
-  int64_t largest_batch = 0;             // 0: not even one sample fits
-  std::optional<bool> requested_fits;    // does the requested batch fit (null: no batch was requested)
-  int64_t margin_bytes = 0;              // size - predicted peak at the requested batch (negative: short by)
+  int64_t largest_batch = 0;           // 0: not even one sample fits
+  std::optional<bool> requested_fits;  // does the requested batch fit (null: no batch was requested)
+  int64_t margin_bytes = 0;            // size - predicted peak at the requested batch (negative: short by)
 };
 
 struct MemoryInfo {
-  std::string source;                  // counting allocator | cuda caching allocator | none
-  int64_t parameters_bytes = 0;        // parameters and buffers, after building the model
-  int64_t inputs_bytes = 0;            // the synthetic batch (and anything else the build left live)
+  std::string source;            // counting allocator | cuda caching allocator | none
+  int64_t parameters_bytes = 0;  // parameters and buffers, after building the model
+  int64_t inputs_bytes = 0;      // the synthetic batch (and anything else the build left live)
   // What the first step's forward left live above the built model (the activations its backward needs,
   // the loss): it grows with the batch even where the peak does not yet (memory/fit.h). 0: not measured.
   int64_t forward_live_bytes = 0;
-  int64_t gradients_bytes = 0;         // after the first backward: what it left live (the gradients, the loss)
-  int64_t optimizer_bytes = 0;         // after the first optimizer step: what it left live (its state)
+  int64_t gradients_bytes = 0;  // after the first backward: what it left live (the gradients, the loss)
+  int64_t optimizer_bytes = 0;  // after the first optimizer step: what it left live (its state)
   // Bytes per sample of the peak above the fixed bytes. One run: (peak - fixed) / batch, the synthetic
   // batch included; a `memory` run with a fit: the fit's slope over tensor peaks.
   double activations_bytes_per_sample = 0.0;
-  int64_t fixed_bytes = 0;             // batch-independent: parameters + gradients + optimizer (one run); the fit's intercept (memory runs)
-  int64_t peak_bytes = 0;              // tensor bytes at the peak of the whole case (warm-up and measured steps)
-  int64_t max_rss_bytes = 0;           // CPU: the process's max resident set (libraries, heap slack included); GPU: 0
+  int64_t fixed_bytes =
+      0;  // batch-independent: parameters + gradients + optimizer (one run); the fit's intercept (memory runs)
+  int64_t peak_bytes = 0;     // tensor bytes at the peak of the whole case (warm-up and measured steps)
+  int64_t max_rss_bytes = 0;  // CPU: the process's max resident set (libraries, heap slack included); GPU: 0
   // What a memory limit sees beyond the case's start: CPU address-space growth (RLIMIT_AS counts it),
   // GPU peak reserved bytes of the caching allocator. 0: not read.
   int64_t footprint_peak_bytes = 0;
-  std::optional<MemoryFit> fit;                // `memory` runs: the fit over the measured batches
-  std::vector<MemoryPrediction> predictions;   // `memory` runs: one per --fits size
-  int64_t requested_batch = 0;                 // the batch the predictions' requested_fits is about (0: none)
-  std::string assumptions;                     // how far the predictions carry (docs/memory.md)
+  std::optional<MemoryFit> fit;               // `memory` runs: the fit over the measured batches
+  std::vector<MemoryPrediction> predictions;  // `memory` runs: one per --fits size
+  int64_t requested_batch = 0;                // the batch the predictions' requested_fits is about (0: none)
+  std::string assumptions;                    // how far the predictions carry (docs/memory.md)
 };
 
 nlohmann::json memory_to_json(const MemoryInfo& m);

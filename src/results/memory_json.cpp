@@ -78,7 +78,8 @@ Field<MemoryInfo> predictions_field() {
         const auto& ps = detail::field(j, "predictions");
         if (!ps.is_array()) detail::bad_type("predictions", "an array", ps);
         for (const auto& p : ps)
-          m.predictions.push_back(detail::nested("predictions", [&] { return detail::read_fields(prediction_fields(), p); }));
+          m.predictions.push_back(
+              detail::nested("predictions", [&] { return detail::read_fields(prediction_fields(), p); }));
       });
 }
 

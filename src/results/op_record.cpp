@@ -28,8 +28,8 @@ std::vector<T> read_array(const nlohmann::json& j, const char* key, F&& read_one
   if (!a.is_array()) detail::bad_type(key, "an array", a);
   std::vector<T> out;
   for (size_t i = 0; i < a.size(); ++i) {
-    out.push_back(detail::nested((std::string(key) + "[" + std::to_string(i) + "]").c_str(),
-                                 [&] { return read_one(a[i]); }));
+    out.push_back(
+        detail::nested((std::string(key) + "[" + std::to_string(i) + "]").c_str(), [&] { return read_one(a[i]); }));
   }
   return out;
 }
@@ -66,9 +66,9 @@ nlohmann::json to_json(const OpRecord& r) {
                       {"achieved_gflops", p.achieved_gflops},
                       {"stop_reason", p.stop_reason}});
   }
-  return {{"name", r.name},       {"kind", r.kind},     {"label", r.label},   {"device", r.device},
+  return {{"name", r.name},           {"kind", r.kind},     {"label", r.label},     {"device", r.device},
           {"precision", r.precision}, {"layout", r.layout}, {"threads", r.threads}, {"status", to_string(r.status)},
-          {"error", r.error},     {"phases", phases}};
+          {"error", r.error},         {"phases", phases}};
 }
 
 OpRecord op_record_from_json(const nlohmann::json& j) {
@@ -144,27 +144,32 @@ nlohmann::json to_json(const Explanation& e) {
   for (const auto& l : e.layers) {
     nlohmann::json alts = nlohmann::json::array();
     for (const auto& a : l.alternatives) {
-      alts.push_back({{"precision", a.precision}, {"layout", a.layout}, {"status", to_string(a.status)},
-                      {"error", a.error}, {"time_s", a.time_s}, {"speedup", a.speedup}});
+      alts.push_back({{"precision", a.precision},
+                      {"layout", a.layout},
+                      {"status", to_string(a.status)},
+                      {"error", a.error},
+                      {"time_s", a.time_s},
+                      {"speedup", a.speedup}});
     }
-    layers.push_back({{"op", l.op},
-                      {"label", l.label},
-                      {"family", l.family},
-                      {"count", l.count},
-                      {"input_grad", l.input_grad},
-                      {"status", to_string(l.status)},
-                      {"error", l.error},
-                      {"fwd_s", l.fwd_s},
-                      {"bwd_data_s", l.bwd_data_s},
-                      {"bwd_weights_s", l.bwd_weights_s},
-                      {"time_s", l.time_s},
-                      {"flops", l.flops},
-                      {"achieved_gflops", l.achieved_gflops},
-                      {"percent_of_peak", std::isfinite(l.percent_of_peak) ? nlohmann::json(l.percent_of_peak) : nlohmann::json()},
-                      {"share", l.share},
-                      {"flagged", l.flagged},
-                      {"finding", l.finding},
-                      {"alternatives", alts}});
+    layers.push_back(
+        {{"op", l.op},
+         {"label", l.label},
+         {"family", l.family},
+         {"count", l.count},
+         {"input_grad", l.input_grad},
+         {"status", to_string(l.status)},
+         {"error", l.error},
+         {"fwd_s", l.fwd_s},
+         {"bwd_data_s", l.bwd_data_s},
+         {"bwd_weights_s", l.bwd_weights_s},
+         {"time_s", l.time_s},
+         {"flops", l.flops},
+         {"achieved_gflops", l.achieved_gflops},
+         {"percent_of_peak", std::isfinite(l.percent_of_peak) ? nlohmann::json(l.percent_of_peak) : nlohmann::json()},
+         {"share", l.share},
+         {"flagged", l.flagged},
+         {"finding", l.finding},
+         {"alternatives", alts}});
   }
   return {{"case", e.case_name},
           {"step_time_s", e.step_time_s},

@@ -14,7 +14,7 @@ namespace trainbench {
 
 // Console table. The header and each row have fixed column widths so that a sweep can print the header
 // once and a row as each case ends, and the lines still line up; print_table is built from the same two.
-std::string table_header();          // column names and a rule line, each ending in '\n'
+std::string table_header();              // column names and a rule line, each ending in '\n'
 std::string table_row(const Record& r);  // one line ending in '\n'
 
 // One line (ending in '\n') saying how many ok rows missed their noise target and which flag would fix
@@ -32,7 +32,7 @@ std::string table_footer(const std::vector<Record>& records);
 std::string print_table(const std::vector<Record>& records, const Context* context = nullptr);
 std::string print_markdown(const std::vector<Record>& records, const Context* context = nullptr);
 std::string print_csv(const std::vector<Record>& records);  // one header row; every scalar field
-std::string print_json(const ResultsFile& file);           // the results file itself
+std::string print_json(const ResultsFile& file);            // the results file itself
 
 // One cell's text, made safe for its format; shared with the compare printers.
 std::string csv_quote(const std::string& s);        // RFC 4180: quoted only when it holds , " CR or LF

@@ -65,9 +65,9 @@ std::string noise_cell(const Record& r) {
 
 const std::vector<TextColumn>& table_columns() {
   static const std::vector<TextColumn> columns = {
-      {"model", 20, false},      {"batch", 5, true},      {"device", 6, false}, {"precision", 9, false},
-      {"layout", 6, false},      {"throughput", 16, true}, {"median ms", 9, true}, {"±jitter", 7, true},
-      {"n", 4, true},            {"noise", 7, true},      {"GFLOP/s", 7, true},     {"%peak", 5, true},
+      {"model", 20, false},  {"batch", 5, true},       {"device", 6, false},   {"precision", 9, false},
+      {"layout", 6, false},  {"throughput", 16, true}, {"median ms", 9, true}, {"±jitter", 7, true},
+      {"n", 4, true},        {"noise", 7, true},       {"GFLOP/s", 7, true},   {"%peak", 5, true},
       {"peak mem", 9, true}, {"status", 0, false},
   };
   return columns;
@@ -115,9 +115,10 @@ std::string noise_footer(const std::vector<Record>& records) {
   if (by_time > 0) fix = "raise --max-time";
   if (by_steps > 0) fix += std::string(fix.empty() ? "" : " or ") + "raise --max-steps";
   if (fix.empty()) fix = "measure longer";
-  return fmt::format("! {} of {} row(s) stopped on a limit before the median's noise reached the {}% target: {} "
-                     "(or accept more noise with --max-noise)\n",
-                     missed, records.size(), fmt::format("{:g}", target * 100.0), fix);
+  return fmt::format(
+      "! {} of {} row(s) stopped on a limit before the median's noise reached the {}% target: {} "
+      "(or accept more noise with --max-noise)\n",
+      missed, records.size(), fmt::format("{:g}", target * 100.0), fix);
 }
 
 std::string utilization_footer(const std::vector<Record>& records) {

@@ -10,7 +10,9 @@
 namespace trainbench {
 namespace {
 
-std::string bytes_or_dash(double v) { return std::isfinite(v) ? format_bytes(static_cast<int64_t>(std::llround(v))) : "-"; }
+std::string bytes_or_dash(double v) {
+  return std::isfinite(v) ? format_bytes(static_cast<int64_t>(std::llround(v))) : "-";
+}
 
 }  // namespace
 
@@ -57,8 +59,10 @@ std::string print_memory(const Record& r, const std::vector<int64_t>& oom_batche
   } else if (f.linear) {
     out += fmt::format("  linearity: ok (the smallest batch is {:.1f}% off the line)\n", 100.0 * f.linearity_error);
   } else {
-    out += fmt::format("  linearity: NOT LINEAR: the smallest batch is {:.1f}% off the line (a workspace that grows in "
-                       "steps?); predictions are rough\n", 100.0 * f.linearity_error);
+    out += fmt::format(
+        "  linearity: NOT LINEAR: the smallest batch is {:.1f}% off the line (a workspace that grows in "
+        "steps?); predictions are rough\n",
+        100.0 * f.linearity_error);
   }
   if (m.predictions.empty()) return out;
   out += fmt::format("  {:>10}  {:>14}{}\n", "memory", "largest batch",

@@ -28,24 +28,25 @@ std::string print_op_table(const std::vector<OpRecord>& ops, const PeakInfo* pea
     const double gemm = peak != nullptr ? peak->peak_for(r.precision) : NAN;
     for (const auto& p : r.phases) {
       const double m = p.time_s.median;
-      out += fmt::format("{:<36} {:<26} {:<9} {:<6} {:<11} {:>9} {:>7} {:>4} {:>8} {:>6}\n", r.name, r.label,
-                         r.precision, r.layout, p.phase, ms(m),
-                         m > 0.0 ? format_significant(100.0 * p.time_s.jitter / m) + "%" : "-", p.time_s.n,
-                         gf(p.achieved_gflops), pct(100.0 * p.achieved_gflops / gemm));
+      out +=
+          fmt::format("{:<36} {:<26} {:<9} {:<6} {:<11} {:>9} {:>7} {:>4} {:>8} {:>6}\n", r.name, r.label, r.precision,
+                      r.layout, p.phase, ms(m), m > 0.0 ? format_significant(100.0 * p.time_s.jitter / m) + "%" : "-",
+                      p.time_s.n, gf(p.achieved_gflops), pct(100.0 * p.achieved_gflops / gemm));
     }
   }
   return out;
 }
 
 std::string print_peak(const PeakInfo& p) {
-  std::string out = fmt::format("{} ({}), {} threads, LibTorch {}, measured {}\n", p.device, p.device_name,
-                                p.threads, p.libtorch_version, p.measured_at);
+  std::string out = fmt::format("{} ({}), {} threads, LibTorch {}, measured {}\n", p.device, p.device_name, p.threads,
+                                p.libtorch_version, p.measured_at);
   for (const auto& [precision, g] : p.gemm_gflops)
     out += fmt::format("  GEMM {:<5} {}x{}x{}: {:>10} GFLOP/s\n", precision, p.gemm_size, p.gemm_size, p.gemm_size,
                        format_significant(g));
   for (const auto& [precision, why] : p.gemm_unsupported)
     out += fmt::format("  GEMM {:<5} not supported here: {}\n", precision, why);
-  out += fmt::format("  copy {}: {:>10} GB/s (read + write)\n", format_bytes(p.copy_bytes), format_significant(p.copy_gbps));
+  out += fmt::format("  copy {}: {:>10} GB/s (read + write)\n", format_bytes(p.copy_bytes),
+                     format_significant(p.copy_gbps));
   out += fmt::format("  conv fp32 fwd {}: {:>10} GFLOP/s\n", p.conv_op, format_significant(p.conv_gflops));
   return out;
 }
@@ -60,14 +61,17 @@ std::string print_explanation(const Explanation& e) {
                        share(e.data_wait_s), format_significant(1e3 * e.copy_s), share(e.copy_s));
   }
   out += fmt::format("other {} ms ({})\n", format_significant(1e3 * e.other_time_s), share(e.other_time_s));
-  out += std::isfinite(e.peak_gflops) ? fmt::format("peak {} GFLOP/s (trainbench peak: the faster of GEMM and conv in this precision)\n", format_significant(e.peak_gflops))
-                                      : std::string("no peak measured for this device: run `trainbench peak` for % of peak\n");
+  out += std::isfinite(e.peak_gflops)
+             ? fmt::format("peak {} GFLOP/s (trainbench peak: the faster of GEMM and conv in this precision)\n",
+                           format_significant(e.peak_gflops))
+             : std::string("no peak measured for this device: run `trainbench peak` for % of peak\n");
   out += fmt::format("\n{:>6} {:>9} {:>5} {:<30} {:>8} {:>8} {:>8} {:>8} {:>6}  {}\n", "share", "time ms", "count",
                      "layer", "fwd ms", "bwd-d ms", "bwd-w ms", "GFLOP/s", "%peak", "op");
   out += std::string(130, '-') + "\n";
   for (const auto& l : e.layers) {
     if (l.status != Status::ok) {
-      out += fmt::format("{:>6} {:>9} {:>5} {:<30} {}: {}  {}\n", "-", "-", l.count, l.label, to_string(l.status), l.error, l.op);
+      out += fmt::format("{:>6} {:>9} {:>5} {:<30} {}: {}  {}\n", "-", "-", l.count, l.label, to_string(l.status),
+                         l.error, l.op);
       continue;
     }
     out += fmt::format("{:>6} {:>9} {:>5} {:<30} {:>8} {:>8} {:>8} {:>8} {:>6}  {}{}\n",

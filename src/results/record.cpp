@@ -17,9 +17,12 @@ namespace trainbench {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::oom: return "oom";
-    case Status::error: return "error";
+    case Status::ok:
+      return "ok";
+    case Status::oom:
+      return "oom";
+    case Status::error:
+      return "error";
   }
   return "error";
 }
@@ -43,8 +46,10 @@ void check_values(const Record& r) {
     if (!why.empty()) throw std::runtime_error(fmt::format("field \"samples_s\": {} {}", v, why));
   }
   if (!r.model_file_sha256.empty() &&
-      (r.model_file_sha256.size() != 64 || r.model_file_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)) {
-    throw std::runtime_error("field \"model_file_sha256\": '" + r.model_file_sha256 + "' is not 64 lower-case hex digits");
+      (r.model_file_sha256.size() != 64 ||
+       r.model_file_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+    throw std::runtime_error("field \"model_file_sha256\": '" + r.model_file_sha256 +
+                             "' is not 64 lower-case hex digits");
   }
   if (r.dist) detail::check_fields(dist_fields(), *r.dist, "dist.");
   if (r.data) detail::check_fields(data_fields(), *r.data, "data.");

@@ -24,13 +24,13 @@ Status status_from_string(const std::string& s);  // throws std::invalid_argumen
 // samples_s are then the global ones: all ranks' samples per step over the slowest rank's median.
 struct DistInfo {
   int world_size = 1;
-  std::string backend;                   // gloo | nccl
-  std::vector<double> rank_step_time_s;  // each rank's median step time, by rank
-  std::vector<double> rank_comm_share;   // each rank's exposed communication time / its step time
-  double comm_share = 0.0;               // all ranks together: exposed communication / step time
-  double comm_total_share = 0.0;         // all ranks together: time with an all-reduce in flight / step time
-  int64_t bucket_bytes = 0;              // gradient all-reduce bucket size cap
-  int64_t buckets = 0;                   // all-reduce buckets per step
+  std::string backend;                     // gloo | nccl
+  std::vector<double> rank_step_time_s;    // each rank's median step time, by rank
+  std::vector<double> rank_comm_share;     // each rank's exposed communication time / its step time
+  double comm_share = 0.0;                 // all ranks together: exposed communication / step time
+  double comm_total_share = 0.0;           // all ranks together: time with an all-reduce in flight / step time
+  int64_t bucket_bytes = 0;                // gradient all-reduce bucket size cap
+  int64_t buckets = 0;                     // all-reduce buckets per step
   double single_process_throughput = 0.0;  // the same case in one process; NaN: not measured
   double scaling_efficiency = 0.0;         // throughput / (world_size x single_process_throughput); NaN: not measured
 };
@@ -38,16 +38,16 @@ struct DistInfo {
 // What a case with real input data adds (`run --data`, src/data). Wait figures are over the measured
 // steps; the verdict is docs/methodology.md's rule ("Real data").
 struct DataInfo {
-  std::string source;              // the --data path
-  std::string kind;                // images | tokens
-  int64_t files = 0;               // image files, or tokens in the token file
+  std::string source;  // the --data path
+  std::string kind;    // images | tokens
+  int64_t files = 0;   // image files, or tokens in the token file
   int loader_threads = 0;
-  double loader_samples_s = 0.0;   // the loader's capacity: samples per second of thread work x threads
-  double loader_mb_s = 0.0;        // file bytes read per second, at that capacity
-  double model_samples_s = 0.0;    // what the step consumes without waiting: batch / median(step - wait)
-  double mean_wait_s = 0.0;        // data wait per step (time the step waited for its batch)
+  double loader_samples_s = 0.0;  // the loader's capacity: samples per second of thread work x threads
+  double loader_mb_s = 0.0;       // file bytes read per second, at that capacity
+  double model_samples_s = 0.0;   // what the step consumes without waiting: batch / median(step - wait)
+  double mean_wait_s = 0.0;       // data wait per step (time the step waited for its batch)
   double median_wait_s = 0.0;
-  double wait_share = 0.0;         // mean wait / mean step time
+  double wait_share = 0.0;  // mean wait / mean step time
   // GPU cases: the median step's wait for the host-to-device copy its batch still needed (the part of
   // the copy the previous step did not hide), inside the step's time, apart from the data wait. 0 on CPU.
   double median_copy_s = 0.0;
@@ -59,32 +59,32 @@ struct DataInfo {
 };
 
 struct Record {
-  std::string name;        // the case descriptor; `trainbench run --case NAME` reruns it
+  std::string name;  // the case descriptor; `trainbench run --case NAME` reruns it
   std::string model;
   int64_t batch_size = 0;
-  std::string device;      // "cpu", "cuda:0"
-  std::string precision;   // fp32 | fp16 | bf16 | fp16-pure | bf16-pure
-  std::string layout;      // nchw | nhwc
-  std::string optimizer;   // sgd | momentum | adam | adamw
+  std::string device;     // "cpu", "cuda:0"
+  std::string precision;  // fp32 | fp16 | bf16 | fp16-pure | bf16-pure
+  std::string layout;     // nchw | nhwc
+  std::string optimizer;  // sgd | momentum | adam | adamw
   bool forward_only = false;
-  int threads = 0;         // intra-op threads the case ran with
+  int threads = 0;  // intra-op threads the case ran with
   Status status = Status::error;
-  std::string error;       // one line; empty when ok
-  double throughput = 0.0; // samples per second = batch_size / median step time
+  std::string error;        // one line; empty when ok
+  double throughput = 0.0;  // samples per second = batch_size / median step time
   std::string unit = "images/s";
   double tokens_per_s = 0.0;      // sequence workloads: throughput x sequence length; else 0
-  Summary step_time_s;     // over the measured steps, seconds
+  Summary step_time_s;            // over the measured steps, seconds
   std::vector<double> samples_s;  // raw step times, seconds, in order
   long warmup_steps = 0;
-  double warmup_time_s = 0.0;     // the warm-up steps together, seconds (not in the statistics)
-  std::string stop_reason; // converged | max_time | max_steps
+  double warmup_time_s = 0.0;  // the warm-up steps together, seconds (not in the statistics)
+  std::string stop_reason;     // converged | max_time | max_steps
   // The --max-noise target (fraction) and whether step_time_s.median_noise met it. A case that stopped
   // on a limit (max_time, max_steps) may miss it: printers mark such rows. nullopt (null): not
   // measured (failed cases, files written before the field existed).
   double noise_target = std::numeric_limits<double>::quiet_NaN();
   std::optional<bool> noise_target_met;
-  double flops_per_step = 0.0;    // FLOPs per step: training per layer (core/flops.h); forward-only: forward
-  double achieved_gflops = 0.0;   // flops_per_step / median / 1e9
+  double flops_per_step = 0.0;   // FLOPs per step: training per layer (core/flops.h); forward-only: forward
+  double achieved_gflops = 0.0;  // flops_per_step / median / 1e9
   // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);
   // NaN (null in JSON) when no peak was measured for this device and thread count.
   double percent_of_peak = std::numeric_limits<double>::quiet_NaN();
@@ -96,23 +96,23 @@ struct Record {
   double mfu = std::numeric_limits<double>::quiet_NaN();
   double hfu = std::numeric_limits<double>::quiet_NaN();
   int64_t parameters = 0;
-  int64_t peak_memory_bytes = 0;  // child max RSS on CPU; allocator peak on GPU
-  double wall_time_s = 0.0;       // the whole case, child start to record, as the parent saw it
+  int64_t peak_memory_bytes = 0;              // child max RSS on CPU; allocator peak on GPU
+  double wall_time_s = 0.0;                   // the whole case, child start to record, as the parent saw it
   std::map<std::string, std::string> params;  // workload parameters (e.g. bert layers); empty for CNNs
   // GPU path (fields added within schema 1; files without them read as the defaults here).
-  int64_t peak_reserved_bytes = 0;  // GPU caching allocator's peak reserved bytes; 0 on CPU
-  std::string tf32 = "n/a";         // on | off (GPU cases) | n/a (CPU)
+  int64_t peak_reserved_bytes = 0;        // GPU caching allocator's peak reserved bytes; 0 on CPU
+  std::string tf32 = "n/a";               // on | off (GPU cases) | n/a (CPU)
   std::string algorithm_search = "none";  // cudnn benchmark | miopen find | none
-  int64_t skipped_steps = 0;        // fp16: measured steps whose optimizer step the loss scaler skipped
-  double loss_scale = std::numeric_limits<double>::quiet_NaN();  // fp16: the scale at the end; else NaN (null)
+  int64_t skipped_steps = 0;              // fp16: measured steps whose optimizer step the loss scaler skipped
+  double loss_scale = std::numeric_limits<double>::quiet_NaN();         // fp16: the scale at the end; else NaN (null)
   double mean_sm_clock_mhz = std::numeric_limits<double>::quiet_NaN();  // over kept steps; NaN (null): not read
-  int64_t throttled_samples = 0;    // steps dropped for an SM clock under 75% of the default
+  int64_t throttled_samples = 0;  // steps dropped for an SM clock under 75% of the default
   // Energy over the measured steps (core/energy.h); NaN / empty (null) where no counter was read.
   double energy_j_per_sample = std::numeric_limits<double>::quiet_NaN();
   double mean_power_w = std::numeric_limits<double>::quiet_NaN();
   std::optional<std::string> energy_source;  // nvml | rapl
-  std::optional<DistInfo> dist;   // data-parallel cases only; null otherwise (and in files before it existed)
-  std::optional<DataInfo> data;   // --data cases only; null for synthetic data (and in older files)
+  std::optional<DistInfo> dist;      // data-parallel cases only; null otherwise (and in files before it existed)
+  std::optional<DataInfo> data;      // --data cases only; null for synthetic data (and in older files)
   std::optional<MemoryInfo> memory;  // where the bytes went (src/memory); null when not measured (older files)
   // A TorchScript model (`--model FILE.pt`): the file's size and SHA-256 (lower-case hex), so a row names
   // exactly which model ran. 0 and empty (absent in JSON) for built-in models and in older files.

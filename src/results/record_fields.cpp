@@ -38,13 +38,15 @@ Field<Record> step_time(const char* header, double Summary::*member) {
 // A value of `data` as a CSV column, empty without `data`.
 template <class M>
 Field<Record> data_column(const char* header, M DataInfo::*member) {
-  return column_only<Record>(header, [member](const Record& r) { return r.data ? detail::cell_text((*r.data).*member) : ""; });
+  return column_only<Record>(header,
+                             [member](const Record& r) { return r.data ? detail::cell_text((*r.data).*member) : ""; });
 }
 
 // A value of `memory` as a CSV column, empty without `memory` (not measured, older files).
 template <class M>
 Field<Record> memory_column(const char* header, M MemoryInfo::*member) {
-  return column_only<Record>(header, [member](const Record& r) { return r.memory ? detail::cell_text((*r.memory).*member) : ""; });
+  return column_only<Record>(
+      header, [member](const Record& r) { return r.memory ? detail::cell_text((*r.memory).*member) : ""; });
 }
 
 // Model and hardware FLOPs are 0 where not defined (models other than language models): an empty cell.
@@ -90,9 +92,11 @@ Field<Record> status_field() {
 
 Field<Record> step_time_field() {
   return custom_field<Record>(
-      "step_time_s", [](const Record& r) -> std::optional<nlohmann::json> { return detail::summary_to_json(r.step_time_s); },
+      "step_time_s",
+      [](const Record& r) -> std::optional<nlohmann::json> { return detail::summary_to_json(r.step_time_s); },
       [](const nlohmann::json& j, Record& r) {
-        r.step_time_s = detail::nested("step_time_s", [&] { return detail::summary_from_json(detail::field(j, "step_time_s")); });
+        r.step_time_s =
+            detail::nested("step_time_s", [&] { return detail::summary_from_json(detail::field(j, "step_time_s")); });
       });
 }
 
@@ -170,7 +174,9 @@ std::vector<Field<Record>> make_record_fields() {
       field("parameters", &Record::parameters).range(0, 1e15).csv("parameters"),
       field("peak_memory_bytes", &Record::peak_memory_bytes).range(-1, 1e18).csv("peak_memory_bytes"),
       field("wall_time_s", &Record::wall_time_s).range(0, 1e9).csv("wall_time_s"),
-      field("peak_reserved_bytes", &Record::peak_reserved_bytes, Since::later).range(-1, 1e18).csv("peak_reserved_bytes"),
+      field("peak_reserved_bytes", &Record::peak_reserved_bytes, Since::later)
+          .range(-1, 1e18)
+          .csv("peak_reserved_bytes"),
       field("tf32", &Record::tf32, Since::later).csv("tf32"),
       field("algorithm_search", &Record::algorithm_search, Since::later).csv("algorithm_search"),
       field("skipped_steps", &Record::skipped_steps, Since::later).range(0, 1e12).csv("skipped_steps"),
@@ -209,7 +215,8 @@ std::vector<Field<Record>> make_record_fields() {
       memory_column("memory_max_rss_bytes", &MemoryInfo::max_rss_bytes),
       data_column("data_median_copy_s", &DataInfo::median_copy_s),
       data_column("data_transfer", &DataInfo::transfer),
-      model_file_field(field("model_file_bytes", &Record::model_file_bytes, Since::later).range(0, 1e15).csv("model_file_bytes")),
+      model_file_field(
+          field("model_file_bytes", &Record::model_file_bytes, Since::later).range(0, 1e15).csv("model_file_bytes")),
       model_file_field(field("model_file_sha256", &Record::model_file_sha256, Since::later).csv("model_file_sha256")),
   };
 }

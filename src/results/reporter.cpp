@@ -36,10 +36,12 @@ ReporterFactory at_end(WholeFileReporter::Print print) {
 const std::vector<ReporterInfo>& reporters() {
   static const std::vector<ReporterInfo> all = {
       {"table", {}, "console table, a row as each case ends", true, make_table_reporter},
-      {"md", {"markdown"}, "GitHub markdown table, at the end", false,
-       at_end([](const ResultsFile& f) { return print_markdown(f.benchmarks, &f.context); })},
-      {"csv", {}, "a row per case with every scalar field, at the end", false,
-       at_end([](const ResultsFile& f) { return print_csv(f.benchmarks); })},
+      {"md", {"markdown"}, "GitHub markdown table, at the end", false, at_end([](const ResultsFile& f) {
+         return print_markdown(f.benchmarks, &f.context);
+       })},
+      {"csv", {}, "a row per case with every scalar field, at the end", false, at_end([](const ResultsFile& f) {
+         return print_csv(f.benchmarks);
+       })},
       {"json", {}, "the results file, at the end", false, at_end(print_json)},
       {"jsonl", {}, "the context, then a compact JSON line per case as it ends", false, make_jsonl_reporter},
   };

@@ -47,7 +47,8 @@ std::string short_json_error(const std::exception& e) {
 nlohmann::json to_json(const ResultsFile& f) {
   nlohmann::json benchmarks = nlohmann::json::array();
   for (const auto& r : f.benchmarks) benchmarks.push_back(to_json(r));
-  nlohmann::json j = {{"schema_version", f.schema_version}, {"context", to_json(f.context)}, {"benchmarks", benchmarks}};
+  nlohmann::json j = {
+      {"schema_version", f.schema_version}, {"context", to_json(f.context)}, {"benchmarks", benchmarks}};
   if (!f.ops.empty()) {
     j["ops"] = nlohmann::json::array();
     for (const auto& o : f.ops) j["ops"].push_back(to_json(o));
@@ -60,15 +61,14 @@ std::string results_to_string(const ResultsFile& f) { return to_json(f).dump(2) 
 
 ResultsFile results_from_json(const nlohmann::json& j, const std::string& source) {
   auto fail = [&](const std::string& problem) -> ResultsError { return ResultsError(source + ": " + problem); };
-  if (!j.is_object() || !j.contains("schema_version"))
-    throw fail("not a trainbench results file (no schema_version)");
+  if (!j.is_object() || !j.contains("schema_version")) throw fail("not a trainbench results file (no schema_version)");
   const auto& version = j["schema_version"];
   if (!version.is_number_integer())
     throw fail("schema_version " + version.dump() + " is not supported (this trainbench reads " +
                std::to_string(kResultsSchemaVersion) + ")");
   if (version.get<int64_t>() != kResultsSchemaVersion)
-    throw fail("schema_version " + std::to_string(version.get<int64_t>()) + " is not supported (this trainbench reads " +
-               std::to_string(kResultsSchemaVersion) + ")");
+    throw fail("schema_version " + std::to_string(version.get<int64_t>()) +
+               " is not supported (this trainbench reads " + std::to_string(kResultsSchemaVersion) + ")");
   ResultsFile f;
   f.schema_version = kResultsSchemaVersion;
   if (!j.contains("context")) throw fail("no \"context\" object");
@@ -116,7 +116,8 @@ nlohmann::json parse_json_naming_overflow(const std::string& text) {
   // A number too large for a double (1e999) stops the parser with out_of_range, which knows no field:
   // the last key seen is that number's.
   std::string last_key;
-  const nlohmann::json::parser_callback_t track = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+  const nlohmann::json::parser_callback_t track = [&](int, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
     if (event == nlohmann::json::parse_event_t::key) last_key = parsed.get<std::string>();
     return true;
   };

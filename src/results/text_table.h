@@ -10,9 +10,9 @@ namespace trainbench {
 
 struct TextColumn {
   std::string title;
-  size_t width = 0;          // terminal columns; a minimum: a longer cell pushes the rest of its line right
+  size_t width = 0;  // terminal columns; a minimum: a longer cell pushes the rest of its line right
   bool right_align = false;
-  size_t gap = 2;            // spaces before the column (none before the first)
+  size_t gap = 2;  // spaces before the column (none before the first)
 };
 
 class TextTable {

@@ -31,7 +31,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 // Points at the bad token under the quoted input: `column` is 1-based; 0 leaves the column out.
-[[noreturn]] void fail_at_column(const std::string& input, const std::string& token, size_t column, const std::string& why) {
+[[noreturn]] void fail_at_column(const std::string& input, const std::string& token, size_t column,
+                                 const std::string& why) {
   std::string msg = "bad case descriptor '" + input + "': ";
   msg += token.empty() ? why : "'" + token + "' " + why;
   if (column > 0) msg += " (at column " + std::to_string(column) + ")";
@@ -130,7 +131,9 @@ class CaseParser {
   }
 
  private:
-  [[noreturn]] void fail_token(size_t i, const std::string& why) const { fail_at_column(input_, tok_[i], column_[i], why); }
+  [[noreturn]] void fail_token(size_t i, const std::string& why) const {
+    fail_at_column(input_, tok_[i], column_[i], why);
+  }
 
   // Each kind of field at most once: a second one (":b8:b16:", ":nchw:nhwc:", ":fwd:fwd:") is refused
   // where it stands, naming the first.
@@ -219,7 +222,8 @@ class CaseParser {
       }
     } else if (t.rfind("loader=", 0) == 0) {
       once("loader thread count", i);
-      c_.loader_threads = thread_count(i, t.substr(7), "is not a loader thread count (loader=N with N between 1 and {})");
+      c_.loader_threads =
+          thread_count(i, t.substr(7), "is not a loader thread count (loader=N with N between 1 and {})");
     } else {
       return false;
     }
@@ -265,7 +269,8 @@ class CaseParser {
 
   void check_complete() const {
     if (!have_batch_) fail(input_, "", "no batch size (bN)");
-    const bool data_fields = seen_.count("data dtype") || seen_.count("loader thread count") || seen_.count("data transfer");
+    const bool data_fields =
+        seen_.count("data dtype") || seen_.count("loader thread count") || seen_.count("data transfer");
     if (c_.synthetic_data() && data_fields) fail(input_, "", "data-dtype=, loader= and transfer= need a data=PATH");
   }
 

@@ -140,8 +140,7 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s) {
   }
   const ChildOutput output = collect_output(child, timeout_s, start);
   int status = 0;
-  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {}
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome_of(output, status, timeout_s, std::move(out));
 }

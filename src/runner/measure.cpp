@@ -124,7 +124,8 @@ Record measure_workload(const Case& c, const MeasureSettings& m,
       throw std::runtime_error("training diverged: the loss is not finite");
     }
     fill_timing(r, s.own, s, m);
-    if (const auto stats = w->loader_stats()) r.data = data::make_data_info(*stats, s.own, s.data_wait, w->samples_per_step(), s.copy_wait);
+    if (const auto stats = w->loader_stats())
+      r.data = data::make_data_info(*stats, s.own, s.data_wait, w->samples_per_step(), s.copy_wait);
     r.throughput = static_cast<double>(w->samples_per_step()) / r.step_time_s.median;
     r.tokens_per_s = static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
     r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;

@@ -86,10 +86,9 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     }
   }
   if (measured.size() < 2) {
-    out.failure = measured.empty()
-                      ? "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)"
-                      : "only batch " + std::to_string(measured.front()) + " trains (" + batch_list(oom) +
-                            " ran out of memory); a fit needs two batches";
+    out.failure = measured.empty() ? "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)"
+                                   : "only batch " + std::to_string(measured.front()) + " trains (" + batch_list(oom) +
+                                         " ran out of memory); a fit needs two batches";
     return out;
   }
   // With batches whose peak was hidden, the line stands on the others when two of them trained.
@@ -127,17 +126,19 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   out.oom_batches = oom;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
   for (int64_t size : sizes) {
-    m.predictions.push_back(memory::predict(footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch)
-                                                                                 : std::nullopt));
+    m.predictions.push_back(
+        memory::predict(footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt));
   }
   m.assumptions = prediction_assumptions(base.device);
   if (stepped) {
-    m.assumptions += "; the footprint grew slower than the tensors between the measured batches (it grows in "
-                     "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
-                     "batches an upper bound";
+    m.assumptions +=
+        "; the footprint grew slower than the tensors between the measured batches (it grows in "
+        "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
+        "batches an upper bound";
   }
   if (!hidden.empty()) {
-    m.assumptions += "; at batches " + numbers(hidden) + " the peak was batch-independent (the forward's live bytes "
+    m.assumptions += "; at batches " + numbers(hidden) +
+                     " the peak was batch-independent (the forward's live bytes "
                      "grew faster than it: the activations had not yet reached it), so " +
                      (hidden_only ? std::string("the line through them is too flat (the larger batches measured after "
                                                 "them did not train): the predicted batches are an upper bound")

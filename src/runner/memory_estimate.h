@@ -14,10 +14,11 @@
 namespace trainbench {
 
 struct MemoryEstimate {
-  std::vector<Record> tries;  // every batch tried, in order (out-of-memory ones too); the largest ok one carries the fit
-  std::string failure;        // non-empty when there is no fit: a try failed, or fewer than two batches trained
+  std::vector<Record>
+      tries;            // every batch tried, in order (out-of-memory ones too); the largest ok one carries the fit
+  std::string failure;  // non-empty when there is no fit: a try failed, or fewer than two batches trained
   bool fitted = false;
-  Record summary;             // == the try that carries the fit (valid when fitted)
+  Record summary;  // == the try that carries the fit (valid when fitted)
   // Batches that ran out of memory while measuring (a small limit), ascending: the fit then stands on
   // smaller batches, perhaps fewer than asked for. The record's memory.assumptions says so too.
   std::vector<int64_t> oom_batches;

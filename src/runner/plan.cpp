@@ -72,24 +72,24 @@ void append_cases(const Sweep& s, const std::vector<DeviceSpec>& devices, std::v
             for (const auto& optimizer : s.optimizers) {
               for (int threads : s.threads) {
                 for (int loader_threads : s.loader_threads) {
-                for (const auto& device : devices) {
-                  Case c;
-                  c.model = model;
-                  c.params = p;
-                  c.batch = batch;
-                  c.precision = precision;
-                  c.layout = layout;
-                  c.optimizer = optimizer;
-                  c.threads = threads;
-                  c.device = device;
-                  c.forward_only = s.forward_only;
-                  c.data = s.data;
-                  c.data_dtype = s.data_dtype;
-                  c.data_transfer = s.data_transfer;
-                  c.loader_threads = loader_threads;
-                  validate_case(c);
-                  plan.push_back(std::move(c));
-                }
+                  for (const auto& device : devices) {
+                    Case c;
+                    c.model = model;
+                    c.params = p;
+                    c.batch = batch;
+                    c.precision = precision;
+                    c.layout = layout;
+                    c.optimizer = optimizer;
+                    c.threads = threads;
+                    c.device = device;
+                    c.forward_only = s.forward_only;
+                    c.data = s.data;
+                    c.data_dtype = s.data_dtype;
+                    c.data_transfer = s.data_transfer;
+                    c.loader_threads = loader_threads;
+                    validate_case(c);
+                    plan.push_back(std::move(c));
+                  }
                 }
               }
             }

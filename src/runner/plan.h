@@ -36,10 +36,10 @@ struct Sweep {
   std::vector<std::string> devices;  // empty: the best device present
   std::vector<int> threads = {0};
   bool forward_only = false;
-  std::string data = "synthetic";       // --data: one source for the whole sweep
-  std::string data_dtype = "uint16";    // token files
-  std::string data_transfer = "float";  // images: float | uint8 (normalized on the device)
-  std::vector<int> loader_threads = {0};  // 0: the default (data/loader.h); only with real data
+  std::string data = "synthetic";                   // --data: one source for the whole sweep
+  std::string data_dtype = "uint16";                // token files
+  std::string data_transfer = "float";              // images: float | uint8 (normalized on the device)
+  std::vector<int> loader_threads = {0};            // 0: the default (data/loader.h); only with real data
   std::map<std::string, SweepOverride> per_device;  // by device type: "cpu", "cuda"
 };
 

@@ -57,8 +57,8 @@ SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSe
     const auto t1 = Clock::now();
     ++measured_steps;
     const bool kept_here = filter.keep(clock->read());
-    const StepView v = seen_by_all({std::chrono::duration<double>(t1 - t0).count(),
-                                    std::chrono::duration<double>(t1 - start).count(), kept_here});
+    const StepView v = seen_by_all(
+        {std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t1 - start).count(), kept_here});
     if (v.kept) {
       out.own.push_back(std::chrono::duration<double>(t1 - t0).count());
       out.agreed.push_back(v.step_s);

@@ -74,7 +74,8 @@ std::map<std::string, std::vector<std::string>> read_sets(const std::string& pat
 std::vector<int64_t> read_batches(const std::string& path, const toml::node& node, bool* search = nullptr) {
   // "auto": search the largest batch that fits (as `run --batch auto`), starting at 1.
   if (auto text = node.value<std::string>(); text && search != nullptr) {
-    if (*text != "auto") fail_at(path, node.source(), "key 'batch' is a size, a list of sizes or \"auto\", not \"" + *text + "\"");
+    if (*text != "auto")
+      fail_at(path, node.source(), "key 'batch' is a size, a list of sizes or \"auto\", not \"" + *text + "\"");
     *search = true;
     return {1};
   }
@@ -170,18 +171,24 @@ SweepOverride read_override(const std::string& path, const std::string& device, 
   SweepOverride o;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
-    if (key == "model") o.models = read_models(path, node);
+    if (key == "model")
+      o.models = read_models(path, node);
     else if (key == "batch") {
       bool search = false;
       o.batches = read_batches(path, node, &search);
       o.search_batch = search;
-    }
-    else if (key == "set") o.params = params_product(read_sets(path, node));
-    else if (key == "precision") o.precisions = read_choices(path, key, node, known_precisions());
-    else if (key == "layout") o.layouts = read_choices(path, key, node, known_layouts());
-    else if (key == "optimizer") o.optimizers = read_choices(path, key, node, known_optimizers());
-    else if (key == "threads") o.threads = read_threads(path, node);
-    else fail_at(path, node.source(), "unknown key '" + key + "' in [group." + device + "]");
+    } else if (key == "set")
+      o.params = params_product(read_sets(path, node));
+    else if (key == "precision")
+      o.precisions = read_choices(path, key, node, known_precisions());
+    else if (key == "layout")
+      o.layouts = read_choices(path, key, node, known_layouts());
+    else if (key == "optimizer")
+      o.optimizers = read_choices(path, key, node, known_optimizers());
+    else if (key == "threads")
+      o.threads = read_threads(path, node);
+    else
+      fail_at(path, node.source(), "unknown key '" + key + "' in [group." + device + "]");
   }
   return o;
 }
@@ -229,15 +236,18 @@ Sweep read_group(const std::string& path, const toml::table& t) {
   // Loader settings mean nothing without a loader: refused, as the same flags are without --data.
   if (s.data == "synthetic") {
     for (const char* key : {"data_dtype", "data_transfer", "loader_threads"}) {
-      if (const toml::node* n = t.get(key)) fail_at(path, n->source(), std::string("key '") + key + "' needs a 'data' path");
+      if (const toml::node* n = t.get(key))
+        fail_at(path, n->source(), std::string("key '") + key + "' needs a 'data' path");
     }
   }
   // Parameters need the models, which may come later in the table: checked once all keys are read.
   if (const toml::node* set = t.get("set")) check_params(path, *set, s.models, s.params);
   for (const auto& [device, o] : s.per_device) {
     const toml::table& dt = *t.get(device)->as_table();
-    if (const toml::node* set = dt.get("set")) check_params(path, *set, o.models ? *o.models : s.models, o.params ? *o.params : s.params);
-    else if (o.models && t.get("set")) check_params(path, *t.get("set"), *o.models, s.params);
+    if (const toml::node* set = dt.get("set"))
+      check_params(path, *set, o.models ? *o.models : s.models, o.params ? *o.params : s.params);
+    else if (o.models && t.get("set"))
+      check_params(path, *t.get("set"), *o.models, s.params);
   }
   try {
     (void)make_plan(s);  // every value checked now, so a bad suite fails before anything runs
@@ -260,12 +270,18 @@ SuiteSettings read_settings(const std::string& path, const toml::table& t) {
   SuiteSettings s;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
-    if (key == "warmup") s.warmup = read_number<int64_t>(path, key, node, kWarmupSteps);
-    else if (key == "min_steps") s.min_steps = read_number<int64_t>(path, key, node, kStepCount);
-    else if (key == "min_time") s.min_time = read_number<double>(path, key, node, kSeconds);
-    else if (key == "max_time") s.max_time = read_number<double>(path, key, node, kSecondsPositive);
-    else if (key == "max_noise") s.max_noise_pct = read_number<double>(path, key, node, kNoisePercent);
-    else if (key == "timeout") s.timeout = read_number<double>(path, key, node, kSeconds);
+    if (key == "warmup")
+      s.warmup = read_number<int64_t>(path, key, node, kWarmupSteps);
+    else if (key == "min_steps")
+      s.min_steps = read_number<int64_t>(path, key, node, kStepCount);
+    else if (key == "min_time")
+      s.min_time = read_number<double>(path, key, node, kSeconds);
+    else if (key == "max_time")
+      s.max_time = read_number<double>(path, key, node, kSecondsPositive);
+    else if (key == "max_noise")
+      s.max_noise_pct = read_number<double>(path, key, node, kNoisePercent);
+    else if (key == "timeout")
+      s.timeout = read_number<double>(path, key, node, kSeconds);
     else if (key == "memory_limit") {
       s.memory_limit = read_scalar<std::string>(path, key, node);
       try {
@@ -279,7 +295,8 @@ SuiteSettings read_settings(const std::string& path, const toml::table& t) {
     s.origin[key] = path + ":" + std::to_string(node.source().begin.line) + ": " + key;
   }
   if (s.min_time && s.max_time && *s.min_time > *s.max_time) {
-    fail_at(path, t.get("min_time")->source(), fmt::format("min_time {} is above max_time {}", *s.min_time, *s.max_time));
+    fail_at(path, t.get("min_time")->source(),
+            fmt::format("min_time {} is above max_time {}", *s.min_time, *s.max_time));
   }
   return s;
 }
@@ -338,7 +355,8 @@ Suite load_suite(const std::string& name_or_path) {
       suite.settings = read_settings(path, *node.as_table());
     } else if (key == "group") {
       const auto* groups = node.as_array();
-      if (groups == nullptr || !groups->is_array_of_tables()) fail_at(path, node.source(), "'group' must be [[group]] tables");
+      if (groups == nullptr || !groups->is_array_of_tables())
+        fail_at(path, node.source(), "'group' must be [[group]] tables");
       for (const auto& g : *groups) suite.groups.push_back(read_group(path, *g.as_table()));
     } else {
       fail_at(path, node.source(), "unknown key '" + key + "'");

@@ -77,7 +77,7 @@ class BertWorkload final : public detail::LossWorkload {
     // sequence's count times the batch is exact.
     StepFlops one;
     {
-      torch::AutoGradMode grad(true);  // the backward part follows which operands require a gradient
+      torch::AutoGradMode grad(true);   // the backward part follows which operands require a gradient
       models::MathAttentionScope math;  // the explicit products, whichever kernel the case runs
       const auto t = tokens_.narrow(0, 0, 1);
       const auto s = segments_.narrow(0, 0, 1);

@@ -1,5 +1,5 @@
-// GPT-2 pre-training from scratch (models/gpt.h) on synthetic tokens or a token file (--data): next-token cross-entropy over every
-// position, as nanoGPT and llm.c train and benchmark it (input = seq tokens, targets = the same sequence
+// GPT-2 pre-training from scratch (models/gpt.h) on synthetic tokens or a token file (--data): next-token cross-entropy
+// over every position, as nanoGPT and llm.c train and benchmark it (input = seq tokens, targets = the same sequence
 // shifted by one). Dropout 0 by default (what both benchmark); `--set dropout=0.1` is GPT-2's.
 // Reports tokens/s, and MFU from model FLOPs by the PaLM formula (docs/methodology.md); with
 // `--set checkpoint=1` each block's activations are recomputed in backward (HFU counts that forward too).
@@ -140,7 +140,8 @@ WorkloadInfo gpt_workload_info() {
     const models::GptOptions o = gpt_options_of(p);
     const int64_t seq = param_int(p, "seq");
     if (seq > o.max_pos()) {
-      throw std::invalid_argument("gpt: seq " + std::to_string(seq) + " exceeds max_pos " + std::to_string(o.max_pos()));
+      throw std::invalid_argument("gpt: seq " + std::to_string(seq) + " exceeds max_pos " +
+                                  std::to_string(o.max_pos()));
     }
     if (o.hidden() % o.heads() != 0) {
       throw std::invalid_argument("gpt: heads " + std::to_string(o.heads()) + " does not divide hidden " +

@@ -95,8 +95,7 @@ void CountsCache::save() const {
       if (!out) return;
     }
     std::filesystem::rename(tmp, dir_ / "counts.json");
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
 }
 
 }  // namespace trainbench

@@ -33,9 +33,9 @@ struct AblationInfo {
 
 struct WorkloadInfo {
   std::string name;
-  std::string family;       // cnn | ablation | lstm | transformer
-  std::string unit;         // throughput unit: images/s, sequences/s
-  std::string input;        // one sample, for `trainbench list`: "3x224x224", "seq 200"
+  std::string family;  // cnn | ablation | lstm | transformer
+  std::string unit;    // throughput unit: images/s, sequences/s
+  std::string input;   // one sample, for `trainbench list`: "3x224x224", "seq 200"
   int64_t default_batch = 32;
   std::string description;
   std::vector<ParamSpec> params;

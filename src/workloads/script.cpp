@@ -48,7 +48,8 @@ std::string libtorch_version() { return TORCH_VERSION; }
 // newer PyTorch's op: "Unknown builtin op: aten::..."), which a version check of the format can miss.
 std::string load_failure(const std::string& path, const std::string& message) {
   std::smatch m;
-  static const std::regex too_new(R"(PyTorch file with version (\d+), but the maximum supported version for reading is (\d+))");
+  static const std::regex too_new(
+      R"(PyTorch file with version (\d+), but the maximum supported version for reading is (\d+))");
   if (std::regex_search(message, m, too_new)) {
     return "TorchScript model '" + path + "' was saved by a newer PyTorch than this build's LibTorch " +
            libtorch_version() + ": its file format version is " + m[1].str() + ", LibTorch " + libtorch_version() +
@@ -86,7 +87,8 @@ struct Spec {
 Spec spec_of(const Params& p) {
   if (p.at("file").empty() || p.at("input").empty() || p.at("target").empty()) {
     throw std::invalid_argument(
-        "script needs file=, input= and target= (trainbench run --model FILE.pt --input 3x224x224 --target classes:1000)");
+        "script needs file=, input= and target= (trainbench run --model FILE.pt --input 3x224x224 --target "
+        "classes:1000)");
   }
   Spec s;
   s.file = p.at("file");
@@ -97,8 +99,8 @@ Spec spec_of(const Params& p) {
     if (!s.input.tokens) throw std::invalid_argument("target next-token:V needs token input (--input tokens:SEQ)");
     if (s.vocab == 0) s.vocab = s.target.size;
     if (s.vocab != s.target.size) {
-      throw std::invalid_argument("vocab " + std::to_string(s.vocab) + " differs from next-token:" +
-                                  std::to_string(s.target.size));
+      throw std::invalid_argument("vocab " + std::to_string(s.vocab) +
+                                  " differs from next-token:" + std::to_string(s.target.size));
     }
   } else if (s.input.tokens && s.vocab == 0) {
     throw std::invalid_argument("token input with target " + s.target.str() + " needs the vocabulary: --set vocab=N");
@@ -141,7 +143,8 @@ std::string output_misfit(const Spec& s, const torch::Tensor& out, int64_t n) {
       }
       break;
   }
-  if (!out.is_floating_point()) return got + " is " + std::string(c10::toString(out.scalar_type())) + ", not floating point";
+  if (!out.is_floating_point())
+    return got + " is " + std::string(c10::toString(out.scalar_type())) + ", not floating point";
   return "";
 }
 
@@ -305,7 +308,8 @@ ScriptInput parse_script_input(const std::string& text) {
     try {
       in.shape.push_back(positive_int(part, "dimension"));
     } catch (const std::invalid_argument&) {
-      throw std::invalid_argument("'" + text + "' is not an input spec (expected dimensions like 3x224x224, or tokens:SEQ)");
+      throw std::invalid_argument("'" + text +
+                                  "' is not an input spec (expected dimensions like 3x224x224, or tokens:SEQ)");
     }
     if (x == std::string::npos) break;
     at = x + 1;
@@ -316,9 +320,12 @@ ScriptInput parse_script_input(const std::string& text) {
 
 std::string ScriptTarget::str() const {
   switch (kind) {
-    case Kind::classes: return "classes:" + std::to_string(size);
-    case Kind::next_token: return "next-token:" + std::to_string(size);
-    case Kind::mse: break;
+    case Kind::classes:
+      return "classes:" + std::to_string(size);
+    case Kind::next_token:
+      return "next-token:" + std::to_string(size);
+    case Kind::mse:
+      break;
   }
   return "mse";
 }
@@ -329,7 +336,9 @@ ScriptTarget parse_script_target(const std::string& text) {
     if (text.rfind(prefix, 0) != 0) return false;
     t.kind = kind;
     t.size = positive_int(text.substr(prefix.size()), prefix.substr(0, prefix.size() - 1) + " count");
-    if (t.size < 2) throw std::invalid_argument("'" + text + "' needs at least 2 " + (kind == ScriptTarget::Kind::classes ? "classes" : "tokens"));
+    if (t.size < 2)
+      throw std::invalid_argument("'" + text + "' needs at least 2 " +
+                                  (kind == ScriptTarget::Kind::classes ? "classes" : "tokens"));
     return true;
   };
   if (text == "mse") return t;

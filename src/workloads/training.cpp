@@ -139,8 +139,9 @@ LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
 
 void LossWorkload::finish_setup(torch::nn::Module& model, const StepFlops& flops, int64_t parameters,
                                 int64_t tokens_per_sample, const std::vector<torch::Tensor*>& float_inputs) {
-  finish_setup(model.parameters(), model.buffers(), [&model](bool on) { model.train(on); }, flops, parameters,
-               tokens_per_sample, float_inputs);
+  finish_setup(
+      model.parameters(), model.buffers(), [&model](bool on) { model.train(on); }, flops, parameters, tokens_per_sample,
+      float_inputs);
 }
 
 void LossWorkload::finish_setup(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& buffers,

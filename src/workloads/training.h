@@ -62,8 +62,8 @@ void to_channels_last(const std::vector<torch::Tensor>& tensors);
 
 // A workload whose training step is zero_grad, loss(forward()) under autocast, backward, optimizer
 // step (fp16: scaled loss, unscaled gradients, the step skipped on inf/NaN; pure precisions: the loss
-// taken in fp32 from the model's output); forward-only runs forward() alone, under no-grad, in eval mode. A subclass builds its model
-// and synthetic batch on the device, then calls finish_setup.
+// taken in fp32 from the model's output); forward-only runs forward() alone, under no-grad, in eval mode. A subclass
+// builds its model and synthetic batch on the device, then calls finish_setup.
 class LossWorkload : public Workload {
  public:
   void step() override;
@@ -122,16 +122,15 @@ class LossWorkload : public Workload {
   GradientSync* sync_ = nullptr;
   std::function<void(StepPhase)> observer_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::unique_ptr<LossScaler> scaler_;  // fp16 mixed-precision training only
-  std::unique_ptr<data::Loader> loader_;  // --data only
+  std::unique_ptr<LossScaler> scaler_;      // fp16 mixed-precision training only
+  std::unique_ptr<data::Loader> loader_;    // --data only
   std::unique_ptr<data::DeviceFeed> feed_;  // --data only: the loader's batches onto the device
-  bool untrained_batch_ = false;          // the current batch has not been stepped on yet
-  double copy_wait_s_ = 0.0;              // the last next_batch()'s wait for the device copy
+  bool untrained_batch_ = false;            // the current batch has not been stepped on yet
+  double copy_wait_s_ = 0.0;                // the last next_batch()'s wait for the device copy
   torch::Tensor last_;
   int64_t parameters_ = 0;
   int64_t tokens_per_sample_ = 0;
   StepFlops step_flops_;  // forward-only: the backward parts are zero
 };
-
 
 }  // namespace trainbench::detail

@@ -27,9 +27,9 @@ struct WorkloadOptions {
   // fp32 | fp16 | bf16 (automatic mixed precision; fp16 with dynamic loss scaling) |
   // fp16-pure | bf16-pure (the whole model, its buffers and float inputs in that type)
   std::string precision = "fp32";
-  std::string layout = "nchw";     // nchw | nhwc (channels-last)
-  std::string optimizer = "sgd";   // sgd | momentum | adam | adamw
-  bool forward_only = false;       // inference only: no backward, no optimizer
+  std::string layout = "nchw";    // nchw | nhwc (channels-last)
+  std::string optimizer = "sgd";  // sgd | momentum | adam | adamw
+  bool forward_only = false;      // inference only: no backward, no optimizer
   DeviceSpec device;
   // >= 0: the synthetic batch is drawn after seeding the RNG with this (data-parallel ranks each draw
   // their own batch while the model, built first from the same seed, is the same). -1: not reseeded.
@@ -71,8 +71,8 @@ class Workload {
   virtual ~Workload() = default;
   virtual void step() = 0;
   virtual int64_t samples_per_step() const = 0;
-  virtual std::string unit() const = 0;          // e.g. "images/s"
-  virtual double flops_per_step() const = 0;     // per layer: forward + backward-data + backward-weights (core/flops.h)
+  virtual std::string unit() const = 0;       // e.g. "images/s"
+  virtual double flops_per_step() const = 0;  // per layer: forward + backward-data + backward-weights (core/flops.h)
   // flops_per_step by pass (forward, backward-data, backward-weights); all 0 when not counted.
   virtual StepFlops step_flops() const { return {}; }
   virtual int64_t parameters() const = 0;

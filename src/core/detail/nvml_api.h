@@ -15,13 +15,13 @@ using ClockType = int;
 constexpr Return kSuccess = 0;     // NVML_SUCCESS
 constexpr ClockType kClockSm = 1;  // NVML_CLOCK_SM
 
-using InitFn = Return (*)();                                       // nvmlInit_v2
-using ShutdownFn = Return (*)();                                   // nvmlShutdown
-using HandleByIndexFn = Return (*)(unsigned, Device*);             // nvmlDeviceGetHandleByIndex_v2
-using HandleByPciBusIdFn = Return (*)(const char*, Device*);       // nvmlDeviceGetHandleByPciBusId_v2
-using ClockFn = Return (*)(Device, ClockType, unsigned*);          // nvmlDeviceGetClockInfo, ...MaxClockInfo,
-                                                                   // ...DefaultApplicationsClock
-using DriverVersionFn = Return (*)(char*, unsigned);               // nvmlSystemGetDriverVersion
-using TotalEnergyFn = Return (*)(Device, unsigned long long*);     // nvmlDeviceGetTotalEnergyConsumption (mJ)
+using InitFn = Return (*)();                                    // nvmlInit_v2
+using ShutdownFn = Return (*)();                                // nvmlShutdown
+using HandleByIndexFn = Return (*)(unsigned, Device*);          // nvmlDeviceGetHandleByIndex_v2
+using HandleByPciBusIdFn = Return (*)(const char*, Device*);    // nvmlDeviceGetHandleByPciBusId_v2
+using ClockFn = Return (*)(Device, ClockType, unsigned*);       // nvmlDeviceGetClockInfo, ...MaxClockInfo,
+                                                                // ...DefaultApplicationsClock
+using DriverVersionFn = Return (*)(char*, unsigned);            // nvmlSystemGetDriverVersion
+using TotalEnergyFn = Return (*)(Device, unsigned long long*);  // nvmlDeviceGetTotalEnergyConsumption (mJ)
 
 }  // namespace trainbench::detail::nvml

@@ -166,7 +166,8 @@ template <class T, class V, class B>
 Field<T> optional_object(const char* key, std::optional<V> B::*member, nlohmann::json (*write)(const V&),
                          V (*read)(const nlohmann::json&)) {
   return custom_field<T>(
-      key, [member, write](const T& t) -> std::optional<nlohmann::json> {
+      key,
+      [member, write](const T& t) -> std::optional<nlohmann::json> {
         return t.*member ? write(*(t.*member)) : nlohmann::json(nullptr);
       },
       [key, member, read](const nlohmann::json& j, T& t) {
