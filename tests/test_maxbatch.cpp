@@ -131,6 +131,75 @@ TEST(MaxBatchNear, StopsAtTheBatchCap) {
   EXPECT_EQ(dev.tried, std::vector<int64_t>{100});
 }
 
+// A device whose footprint grows as 10 b^2 bytes (convex: the line through two tries always aims short
+// of the limit going up and long of it coming down) under 10^7 bytes: b = 1000 trains, 1001 does not.
+struct ConvexDevice {
+  std::vector<int64_t> tried;
+  Record operator()(const Case& c) {
+    tried.push_back(c.batch);
+    Record r;
+    r.batch_size = c.batch;
+    const int64_t footprint = 10 * c.batch * c.batch;
+    r.status = footprint <= 10000000 ? Status::ok : Status::oom;
+    if (r.status == Status::ok) {
+      MemoryInfo m;
+      m.peak_bytes = footprint / 2;
+      m.footprint_peak_bytes = footprint;
+      r.memory = m;
+    }
+    return r;
+  }
+};
+
+TEST(MaxBatchNear, AnAimedSearchFindsTheExactLimitInFewerTries) {
+  const AimFn aim = [](const std::vector<Record>& tries) { return aim_batch(tries, 10000000); };
+  for (int64_t predicted : {300, 500, 990, 1000, 1010, 1500, 4000}) {
+    ConvexDevice aimed, plain;
+    const MaxBatchResult a = find_max_batch_near(base_case(), predicted, 250, 1 << 20, std::ref(aimed), aim);
+    const MaxBatchResult p = find_max_batch_near(base_case(), predicted, 250, 1 << 20, std::ref(plain));
+    EXPECT_EQ(a.largest, 1000) << "predicted " << predicted;
+    EXPECT_EQ(p.largest, 1000) << "predicted " << predicted;
+    EXPECT_LE(aimed.tried.size(), plain.tried.size()) << "predicted " << predicted;
+    std::vector<int64_t> sorted = aimed.tried;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "a batch tried twice";
+  }
+  // From 500 the 1, 2, 4, ... walk up passes 1000 at 1011 and bisects back. The aimed search, by hand:
+  // 500 trains; one point is no line, so 501; the line through 500 and 501 (10010 a sample from
+  // -2505000) puts the limit at 1249, which runs out; it knows nothing above 1249 and bisects: 875
+  // trains; the line through 501 and 875 aims 1045 (runs out); the same line again aims at 1045, the
+  // bracket's edge, so bisect: 960 trains; through 875 and 960: 1002 (runs out); bisect: 981; through 960
+  // and 981: 1000 (trains); through 981 and 1000: 1000 again, so bisect: 1001 runs out.
+  ConvexDevice aimed, plain;
+  (void)find_max_batch_near(base_case(), 500, 250, 1 << 20, std::ref(aimed), aim);
+  (void)find_max_batch_near(base_case(), 500, 250, 1 << 20, std::ref(plain));
+  EXPECT_EQ(aimed.tried, (std::vector<int64_t>{500, 501, 1249, 875, 1045, 960, 1002, 981, 1000, 1001}));
+  EXPECT_LT(aimed.tried.size(), plain.tried.size());
+}
+
+// An aim that is wrong every time (always far too high, always too low, always the same batch) slows
+// the search but never stops it from finding the exact limit, nor makes it try a batch twice.
+TEST(MaxBatchNear, AWrongAimStillFindsTheExactLimit) {
+  const std::vector<AimFn> wrong = {
+      [](const std::vector<Record>&) { return int64_t{1} << 40; },
+      [](const std::vector<Record>&) { return int64_t{1}; },
+      [](const std::vector<Record>&) { return int64_t{37}; },
+  };
+  for (const auto& aim : wrong) {
+    for (int64_t limit : {9, 37, 100, 1000}) {
+      for (int64_t predicted : {5, 36, 38, 110, 2000}) {
+        FakeDevice dev{limit, {}};
+        const MaxBatchResult m = find_max_batch_near(base_case(), predicted, 4, 1 << 20, std::ref(dev), aim);
+        EXPECT_EQ(m.largest, limit) << "limit " << limit << " predicted " << predicted;
+        std::vector<int64_t> sorted = dev.tried;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
+        EXPECT_LE(dev.tried.size(), 40u);
+      }
+    }
+  }
+}
+
 // A fake device whose tensor peak is 1000 + 300 b and whose footprint is 5000 + 400 b bytes.
 Record fake_memory_case(const Case& c) {
   Record r;
@@ -218,6 +287,8 @@ TEST(MemoryEstimate, APeakHiddenBelowABatchIndependentOneIsMeasuredWhereTheActiv
   EXPECT_EQ(m.predictions[0].largest_batch, 190);
   EXPECT_NE(m.assumptions.find("at batches 2, 4, 8 the peak was batch-independent"), std::string::npos)
       << m.assumptions;
+  EXPECT_EQ(m.fit->set_aside_batches, (std::vector<int64_t>{2, 4, 8}));  // the JSON field says so too
+  EXPECT_TRUE(m.fit->oom_batches.empty());
   // Where the forward's bytes grow no faster than the peak (every fake above: none), nothing is added.
   std::vector<int64_t> plain_tried;
   (void)estimate_memory(base_case(), {2, 4, 8}, {100000}, 0, [&](const Case& c) {
@@ -227,6 +298,68 @@ TEST(MemoryEstimate, APeakHiddenBelowABatchIndependentOneIsMeasuredWhereTheActiv
     return r;
   });
   EXPECT_EQ(plain_tried, (std::vector<int64_t>{2, 4, 8}));
+}
+
+// A footprint that rises faster at small batches than beyond them (the heap's steps weigh most there):
+// 20000 + 400 b + 600 min(b, 8) bytes. Through batches 4 and 8 (24000, 28000) the line rises 1000 a
+// sample from 20000 and predicts (1000000 - 20000) / 1000 = 980 for 1000000 bytes, 30x beyond batch
+// 8: more than kMaxExtrapolation (4) times, so half of it, 490, is measured (220800 bytes); the line
+// through 8 and 490 rises (220800 - 28000) / 482 = 400 a sample from 24800 and predicts
+// (1000000 - 24800) / 400 = 2438, still more than 4 x 490: 1219 is measured, and the line through 490
+// and 1219 (400 a sample, from 24800) predicts 2438 again, within 4 x 1219. The truth: 20000 + 400 b +
+// 4800 <= 1000000 up to b = 2438.
+Record bent_footprint_case(const Case& c) {
+  Record r = fake_memory_case(c);
+  r.memory->footprint_peak_bytes = 20000 + 400 * c.batch + 600 * std::min<int64_t>(c.batch, 8);
+  return r;
+}
+
+TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
+  std::vector<int64_t> tried;
+  auto device = [&](const Case& c) {
+    tried.push_back(c.batch);
+    return bent_footprint_case(c);
+  };
+  const MemoryEstimate e = estimate_memory(base_case(), {4, 8}, {1000000}, 0, device, 1000000);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(tried, (std::vector<int64_t>{4, 8, 490, 1219}));
+  const MemoryInfo& m = *e.summary.memory;
+  EXPECT_EQ(e.summary.batch_size, 1219);
+  EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 490, 1219}));
+  EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 400.0);
+  EXPECT_EQ(m.predictions.front().largest_batch, 2438);
+  EXPECT_NE(m.assumptions.find("batches 490, 1219 measured because the line through the smaller ones"),
+            std::string::npos)
+      << m.assumptions;
+  // Unasked (no size to refine for), the same device is measured at 4 and 8 only and predicts 980.
+  tried.clear();
+  const MemoryEstimate plain = estimate_memory(base_case(), {4, 8}, {1000000}, 0, device);
+  EXPECT_EQ(tried, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(plain.summary.memory->predictions.front().largest_batch, 980);
+  // Asked, but the prediction is near enough: (40000 - 20000) / 1000 = 20 <= 4 x 8.
+  tried.clear();
+  const MemoryEstimate near = estimate_memory(base_case(), {4, 8}, {40000}, 0, device, 40000);
+  EXPECT_EQ(tried, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(near.summary.memory->predictions.front().largest_batch, 20);
+}
+
+// aim_batch: the line through the footprints of the two largest batches that trained. The fake device
+// above at 4, 8 and 490 (and an out-of-memory try at 3000, which says nothing about the line): through
+// 8 and 490, 400 a sample from 24800, so 2438 for 1000000 bytes. One batch that trained: no line.
+TEST(MemoryEstimate, AimIsTheLineThroughTheTwoLargestBatchesThatTrained) {
+  std::vector<Record> tries;
+  auto at = [](int64_t b) {
+    Case c = base_case();
+    c.batch = b;
+    return c;
+  };
+  for (int64_t b : {4, 490, 8}) tries.push_back(bent_footprint_case(at(b)));
+  Record oom = bent_footprint_case(at(3000));
+  oom.status = Status::oom;
+  oom.memory.reset();
+  tries.push_back(oom);
+  EXPECT_EQ(aim_batch(tries, 1000000), 2438);
+  EXPECT_EQ(aim_batch({tries[0]}, 1000000), 0);
 }
 
 // An error that is not out-of-memory says nothing about smaller batches: the estimate stops there.
@@ -272,6 +405,8 @@ TEST(MemoryEstimate, ABatchOutOfMemoryIsReplacedByOneBelowIt) {
   const MemoryFit& f = *e.summary.memory->fit;
   EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 4, 6}));
   EXPECT_EQ(e.oom_batches, std::vector<int64_t>{8});
+  EXPECT_EQ(f.oom_batches, std::vector<int64_t>{8});  // in the record's fit, for the results file
+  EXPECT_TRUE(f.set_aside_batches.empty());
   // The record says so: its predictions rest on other batches than those asked for.
   EXPECT_NE(e.summary.memory->assumptions.find("fitted on batches 2, 4, 6 because batch 8 ran out of memory"),
             std::string::npos)

@@ -47,7 +47,8 @@ std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool*
 }
 
 // The batches measured for the prediction: two, so that with an exact prediction the whole search
-// is four tries (two to fit, the predicted batch, and one more).
+// is four tries (two to fit, the predicted batch, and one more); a third, half the predicted batch,
+// when the prediction lies more than kMaxExtrapolation times beyond them (estimate_memory).
 constexpr int64_t kFitBatches[] = {4, 8};
 
 }  // namespace
@@ -66,7 +67,7 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
   if (c.device.is_gpu() || limit <= 0 || max_batch < kFitBatches[1])
     return search_max_batch(c, flags, start, max_batch, interrupted);
   const auto run_one = isolated_try(flags, interrupted);
-  const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one);
+  const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one, limit);
   MaxBatchResult m;
   if (!e.fitted) {
     // A small batch already failed: the classic search finds out from `start` what does fit.
@@ -81,7 +82,14 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
       m.largest = trained;  // already bracketed by the fit's own tries
     } else {
       const int64_t first = too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted;
-      m = find_max_batch_near(c, first, trained, too_big != 0 ? std::min(max_batch, too_big - 1) : max_batch, run_one);
+      // Each next try is aimed by the line through the latest batches that trained, the fit's among them.
+      const AimFn aim = [&](const std::vector<Record>& tries) {
+        std::vector<Record> all = e.tries;
+        all.insert(all.end(), tries.begin(), tries.end());
+        return aim_batch(all, limit);
+      };
+      m = find_max_batch_near(c, first, trained, too_big != 0 ? std::min(max_batch, too_big - 1) : max_batch, run_one,
+                              aim);
       // Capped below a batch known not to train, reaching the cap is the answer, not the --max-batch limit.
       if (too_big != 0 && m.largest == too_big - 1 && too_big - 1 < max_batch) m.hit_limit = false;
     }

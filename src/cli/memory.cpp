@@ -99,7 +99,7 @@ int cmd_memory(MemoryOptions o) {
       Record r = run_case_isolated(trial, child, &interrupted);
       std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
       return r;
-    });
+    }, limit);
     cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {

@@ -24,6 +24,11 @@ struct MemoryFit {
   // of the measured peak. NaN with two points (a line through two points checks nothing).
   double linearity_error = std::numeric_limits<double>::quiet_NaN();
   bool linear = true;  // linearity_error within the tolerance (or not checkable)
+  // Batches tried while measuring that are not on the line, ascending: those that ran out of memory
+  // (a small limit: the line then stands on smaller batches), and those measured but set aside because
+  // their peak was batch-independent (memory/fit.h, flat_until). Empty in files written before them.
+  std::vector<int64_t> oom_batches;
+  std::vector<int64_t> set_aside_batches;
 };
 
 // The predicted largest batch for one memory size.

@@ -42,6 +42,8 @@ const std::vector<Field<MemoryFit>>& fit_fields() {
       member_field<F>("per_sample_bytes", &F::per_sample_bytes, Since::always, Nan::or_null),
       member_field<F>("linearity_error", &F::linearity_error, Since::always, Nan::or_null),
       member_field<F>("linear", &F::linear),
+      member_field<F>("oom_batches", &F::oom_batches, Since::later),
+      member_field<F>("set_aside_batches", &F::set_aside_batches, Since::later),
   };
   return fields;
 }

@@ -67,7 +67,7 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 }
 
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one) {
+                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim) {
   MaxBatchResult out;
   Probe p{base, run_one, out, std::max<int64_t>(0, known_fits)};
   auto attempt = [&](int64_t batch) { return p.attempt(batch); };
@@ -79,21 +79,44 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
     return out;
   }
   bool going = attempt(std::clamp<int64_t>(predicted, fits + 1, max_batch));
-  // Bracket the limit: up from the batch that trained by 1, 2, 4, ...; or down from the one that did
-  // not, never below a batch known to train.
-  for (int64_t step = 1; going && too_big == 0; step *= 2) {
-    if (fits >= max_batch) {
+  const int64_t known = fits;  // what was known to train before the search
+  int64_t up_step = 1;         // going up: the least step above the last batch that trained
+  int aimed_up = 0;            // aimed tries going up
+  int64_t down_step = 1;       // going down from the prediction: the step below the last out-of-memory batch
+  bool bisect_next = false;    // the last aimed try left more than half the bracket
+  while (going) {
+    if (too_big != 0 && too_big - fits <= 1) break;  // bracketed: fits trains, fits + 1 does not
+    if (too_big == 0 && fits >= max_batch) {
       out.hit_limit = true;
       break;
     }
-    going = attempt(std::min(fits + step, max_batch));
+    const int64_t aimed = aim ? aim(out.tries) : 0;
+    if (too_big == 0) {
+      // Up: where the line through the latest batches that trained puts the limit, at least up_step
+      // above the last (doubling from the second aimed try on, so a line that keeps aiming short
+      // cannot crawl); without an aim, 1, 2, 4, ... above it.
+      const int64_t b = std::max(aimed, fits + up_step);
+      if (aimed <= 0 || ++aimed_up >= 2) up_step *= 2;
+      going = attempt(std::min(b, max_batch));
+      continue;
+    }
+    const int64_t width = too_big - fits;
+    if (aimed > fits && aimed < too_big && !bisect_next) {
+      // The line knows nothing of the batches that ran out of memory: it counts only inside the bracket.
+      going = attempt(aimed);
+      bisect_next = (too_big - fits) * 2 > width;
+      continue;
+    }
+    bisect_next = false;
+    if (fits == known && too_big - down_step > fits) {
+      // Nothing above the known batch trained yet: the limit is likely just below the prediction that
+      // ran out of memory; step down from it by 1, 2, 4, ...
+      going = attempt(too_big - down_step);
+      down_step *= 2;
+      continue;
+    }
+    going = attempt(fits + width / 2);
   }
-  for (int64_t step = 1; going && too_big != 0 && too_big - step > fits; step *= 2) {
-    const int64_t before = fits;
-    going = attempt(too_big - step);
-    if (fits != before) break;  // it trained: the bracket is (fits, too_big)
-  }
-  while (going && too_big != 0 && too_big - fits > 1) going = attempt(fits + (too_big - fits) / 2);
   out.largest = fits;
   return out;
 }

@@ -24,11 +24,18 @@ struct MaxBatchResult {
 MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch,
                               const std::function<Record(const Case&)>& run_one);
 
-// The same search started from a prediction: tries `predicted`, then steps away from it by 1, 2, 4, ...
-// (up when it trained, down when it ran out of memory) until the limit is bracketed, and bisects the
-// bracket. `known_fits` is a batch already known to train (0: none): the search never goes below it.
+// Where to try next, from every try so far (0: no idea). maxbatch's is aim_batch
+// (runner/memory_estimate.h): the line through the footprints of the latest batches that trained.
+using AimFn = std::function<int64_t(const std::vector<Record>& tries)>;
+
+// The same search started from a prediction: tries `predicted`, then each next batch where `aim` puts
+// it (inside the bracket), or without an aim, steps away from it by 1, 2, 4, ... (up when it trained,
+// down when it ran out of memory) until the limit is bracketed, and bisects the bracket. Aimed tries
+// are kept from crawling: going up, after two aimed tries that trained, each next one is at least 1, 2,
+// 4, ... above the last; going down, an aimed try that did not halve the bracket is followed by a
+// bisection. `known_fits` is a batch already known to train (0: none): the search never goes below it.
 // An exact prediction costs two tries (predicted trains, predicted + 1 does not).
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one);
+                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim = {});
 
 }  // namespace trainbench

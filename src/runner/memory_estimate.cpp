@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "memory/fit.h"
+#include "results/number_format.h"
 
 namespace trainbench {
 
@@ -30,26 +32,82 @@ std::string batch_list(const std::vector<int64_t>& batches) {
   return (batches.size() == 1 ? "batch " : "batches ") + numbers(batches);
 }
 
+// Measured peaks per batch, in the order run.
+struct Points {
+  std::vector<int64_t> batches, tensors, footprints, forward_live;
+};
+
+// Every tensor byte lives in the footprint, so the footprint cannot grow slower than the tensors for
+// long. Between nearby batches it can: the heap (CPU, 64 MiB top pad) and the caching allocator (GPU
+// segments) grow in steps, and a step that covers both batches gives a slope near 0 and a prediction
+// at the batch cap. The slope is then the tensors', through the largest batch's footprint. True when so.
+bool take_tensor_slope_if_stepped(MemoryFit& footprint, const MemoryFit& tensors) {
+  if (footprint.per_sample_bytes >= tensors.per_sample_bytes) return false;
+  footprint.per_sample_bytes = tensors.per_sample_bytes;
+  footprint.fixed_bytes =
+      static_cast<double>(footprint.peaks.back()) - tensors.per_sample_bytes * static_cast<double>(footprint.batches.back());
+  return true;
+}
+
+// The two lines over the measured batches not set aside (all of them when fewer than two are left).
+struct Lines {
+  MemoryFit tensors, footprint;
+  bool stepped = false;      // the footprint's slope is the tensors' (take_tensor_slope_if_stepped)
+  bool aside_only = false;   // the batches set aside are all there is: the line stands on them
+};
+
+Lines fit_lines(const Points& p, const std::vector<int64_t>& set_aside, const DeviceSpec& device) {
+  Points on;
+  for (size_t i = 0; i < p.batches.size(); ++i) {
+    if (std::find(set_aside.begin(), set_aside.end(), p.batches[i]) != set_aside.end()) continue;
+    on.batches.push_back(p.batches[i]);
+    on.tensors.push_back(p.tensors[i]);
+    on.footprints.push_back(p.footprints[i]);
+  }
+  Lines l;
+  l.aside_only = on.batches.size() < 2;  // the larger batches did not train: fit on the set-aside ones
+  if (l.aside_only) on = p;
+  l.tensors = memory::fit_memory(on.batches, on.tensors, "tensors");
+  l.footprint = memory::fit_memory(on.batches, on.footprints, device.is_gpu() ? "reserved" : "address space");
+  l.stepped = take_tensor_slope_if_stepped(l.footprint, l.tensors);
+  return l;
+}
+
+// The batch to measure next to predict for `size_bytes` without carrying the line further than
+// kMaxExtrapolation times the largest batch on it: half the predicted one; 0 when it is near enough.
+int64_t refinement_batch(const Points& p, const std::vector<int64_t>& set_aside, const DeviceSpec& device,
+                         int64_t size_bytes) {
+  const Lines l = fit_lines(p, set_aside, device);
+  const int64_t predicted = memory::predict(l.footprint, size_bytes).largest_batch;
+  const int64_t largest = l.footprint.batches.back();
+  if (predicted >= memory::kMaxPredictedBatch || predicted <= kMaxExtrapolation * largest) return 0;
+  return predicted / 2;
+}
+
 }  // namespace
 
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
-                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one) {
+                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
+                               int64_t refine_bytes) {
   MemoryEstimate out;
-  std::vector<int64_t> measured, tensor_peaks, footprints, forward_live, oom;
+  Points pts;
+  std::vector<int64_t> oom;
   std::vector<int64_t> asked = batches;
-  std::vector<int64_t> hidden;  // measured batches whose peak the activations did not reach (flat_until)
+  std::vector<int64_t> hidden;   // measured batches whose peak the activations did not reach (flat_until)
+  std::vector<int64_t> refined;  // batches measured to shorten the extrapolation (refinement_batch)
+  bool hidden_checked = false;
   size_t carrier = 0;
   // The batches asked for, smallest first, until one runs out of memory; then batches below the
   // smallest that did (halving while none has trained, bisecting above the largest that has) until as
   // many points as asked for trained or no untried batch is left between the two.
   size_t wanted = asked.size();
   size_t next = 0;
-  while (measured.size() < wanted) {
+  while (pts.batches.size() < wanted) {
     int64_t b = 0;
     if (next < asked.size() && (oom.empty() || asked[next] < oom.back())) {
       b = asked[next++];
     } else if (!oom.empty()) {
-      const int64_t lo = measured.empty() ? 0 : measured.back();
+      const int64_t lo = pts.batches.empty() ? 0 : pts.batches.back();
       b = lo + (oom.back() - lo) / 2;
       if (b <= lo) break;
     } else {
@@ -68,69 +126,57 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
                     (r.error.empty() ? (r.memory ? "" : " (no memory measured)") : " (" + r.error + ")");
       return out;
     }
-    measured.push_back(b);
-    tensor_peaks.push_back(r.memory->peak_bytes);
-    footprints.push_back(r.memory->footprint_peak_bytes);
-    forward_live.push_back(r.memory->forward_live_bytes);
+    pts.batches.push_back(b);
+    pts.tensors.push_back(r.memory->peak_bytes);
+    pts.footprints.push_back(r.memory->footprint_peak_bytes);
+    pts.forward_live.push_back(r.memory->forward_live_bytes);
     carrier = out.tries.size() - 1;  // batches that train come in ascending order: the last is the largest
-    // All asked for measured, and the peak hidden below a batch-independent one: measure two batches
-    // where the activations make the peak, once.
-    if (measured.size() == wanted && hidden.empty() && oom.empty()) {
-      const int64_t from = memory::flat_until(measured, tensor_peaks, forward_live);
+    if (pts.batches.size() < wanted || !oom.empty()) continue;
+    // All asked for measured and none ran out of memory. First, once: the peak hidden below a
+    // batch-independent one? Then measure two batches where the activations make the peak.
+    if (!hidden_checked) {
+      hidden_checked = true;
+      const int64_t from = memory::flat_until(pts.batches, pts.tensors, pts.forward_live);
       if (from > 0) {
-        hidden = measured;
+        hidden = pts.batches;
         asked.push_back(from);
         asked.push_back(2 * from);
         wanted += 2;
+        continue;
+      }
+    }
+    // Then: the line carried too far to predict for the size asked to refine for? Measure nearer it.
+    if (refine_bytes > 0 && static_cast<int>(refined.size()) < kMaxRefinements) {
+      const int64_t at = refinement_batch(pts, hidden, base.device, refine_bytes);
+      if (at > pts.batches.back()) {
+        refined.push_back(at);
+        asked.push_back(at);
+        ++wanted;
       }
     }
   }
-  if (measured.size() < 2) {
-    out.failure = measured.empty() ? "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)"
-                                   : "only batch " + std::to_string(measured.front()) + " trains (" + batch_list(oom) +
-                                         " ran out of memory); a fit needs two batches";
+  if (pts.batches.size() < 2) {
+    out.failure = pts.batches.empty() ? "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)"
+                                      : "only batch " + std::to_string(pts.batches.front()) + " trains (" +
+                                            batch_list(oom) + " ran out of memory); a fit needs two batches";
     return out;
   }
-  // With batches whose peak was hidden, the line stands on the others when two of them trained.
-  std::vector<int64_t> fit_batches, fit_tensors, fit_footprints;
-  for (size_t i = 0; i < measured.size(); ++i) {
-    if (std::find(hidden.begin(), hidden.end(), measured[i]) != hidden.end()) continue;
-    fit_batches.push_back(measured[i]);
-    fit_tensors.push_back(tensor_peaks[i]);
-    fit_footprints.push_back(footprints[i]);
-  }
-  const bool hidden_only = fit_batches.size() < 2;  // the larger batches did not train: fit on the hidden ones
-  if (hidden_only) {
-    fit_batches = measured;
-    fit_tensors = tensor_peaks;
-    fit_footprints = footprints;
-  }
-  const MemoryFit tensors = memory::fit_memory(fit_batches, fit_tensors, "tensors");
-  MemoryFit footprint =
-      memory::fit_memory(fit_batches, fit_footprints, base.device.is_gpu() ? "reserved" : "address space");
-  // Every tensor byte lives in the footprint, so the footprint cannot grow slower than the tensors for
-  // long. Between nearby batches it can: the heap (CPU, 64 MiB top pad) and the caching allocator (GPU
-  // segments) grow in steps, and a step that covers both batches gives a slope near 0 and a prediction
-  // at the batch cap. The slope is then the tensors', through the largest batch's footprint.
-  const bool stepped = footprint.per_sample_bytes < tensors.per_sample_bytes;
-  if (stepped) {
-    footprint.per_sample_bytes = tensors.per_sample_bytes;
-    footprint.fixed_bytes = static_cast<double>(footprint.peaks.back()) -
-                            tensors.per_sample_bytes * static_cast<double>(footprint.batches.back());
-  }
+  const Lines lines = fit_lines(pts, hidden, base.device);
   MemoryInfo& m = *out.tries[carrier].memory;
-  m.fixed_bytes = static_cast<int64_t>(std::llround(tensors.fixed_bytes));
-  m.activations_bytes_per_sample = tensors.per_sample_bytes;
-  m.fit = footprint;
+  m.fixed_bytes = static_cast<int64_t>(std::llround(lines.tensors.fixed_bytes));
+  m.activations_bytes_per_sample = lines.tensors.per_sample_bytes;
+  m.fit = lines.footprint;
   std::sort(oom.begin(), oom.end());
   out.oom_batches = oom;
+  m.fit->oom_batches = oom;
+  if (!lines.aside_only) m.fit->set_aside_batches = hidden;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
   for (int64_t size : sizes) {
-    m.predictions.push_back(
-        memory::predict(footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt));
+    m.predictions.push_back(memory::predict(
+        lines.footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt));
   }
   m.assumptions = prediction_assumptions(base.device);
-  if (stepped) {
+  if (lines.stepped) {
     m.assumptions +=
         "; the footprint grew slower than the tensors between the measured batches (it grows in "
         "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
@@ -140,19 +186,46 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     m.assumptions += "; at batches " + numbers(hidden) +
                      " the peak was batch-independent (the forward's live bytes "
                      "grew faster than it: the activations had not yet reached it), so " +
-                     (hidden_only ? std::string("the line through them is too flat (the larger batches measured after "
-                                                "them did not train): the predicted batches are an upper bound")
-                                  : "the line stands on the larger batches measured after them");
+                     (lines.aside_only
+                          ? std::string("the line through them is too flat (the larger batches measured after "
+                                        "them did not train): the predicted batches are an upper bound")
+                          : "the line stands on the larger batches measured after them");
+  }
+  if (!refined.empty()) {
+    m.assumptions += "; " + batch_list(refined) + " measured because the line through the smaller ones put the " +
+                     "largest batch for " + format_bytes(refine_bytes) + " more than " +
+                     std::to_string(kMaxExtrapolation) + "x beyond them (half that batch each time)";
   }
   if (!oom.empty()) {
     // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
     // asked for, and with two points its linearity is unchecked.
-    m.assumptions += "; fitted on batches " + numbers(measured) + " because " + batch_list(oom) +
+    m.assumptions += "; fitted on batches " + numbers(pts.batches) + " because " + batch_list(oom) +
                      " ran out of memory while measuring";
   }
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;
+}
+
+int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes) {
+  // The footprint and tensor peaks of each batch that trained, the latest try per batch.
+  std::vector<std::pair<int64_t, const MemoryInfo*>> trained;
+  for (const auto& r : tries) {
+    if (r.status != Status::ok || !r.memory || r.memory->footprint_peak_bytes <= 0) continue;
+    trained.erase(std::remove_if(trained.begin(), trained.end(), [&](const auto& t) { return t.first == r.batch_size; }),
+                  trained.end());
+    trained.emplace_back(r.batch_size, &*r.memory);
+  }
+  if (trained.size() < 2) return 0;
+  std::sort(trained.begin(), trained.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto& lo = trained[trained.size() - 2];
+  const auto& hi = trained.back();
+  const MemoryFit tensors =
+      memory::fit_memory({lo.first, hi.first}, {lo.second->peak_bytes, hi.second->peak_bytes}, "tensors");
+  MemoryFit footprint = memory::fit_memory(
+      {lo.first, hi.first}, {lo.second->footprint_peak_bytes, hi.second->footprint_peak_bytes}, "footprint");
+  take_tensor_slope_if_stepped(footprint, tensors);
+  return memory::predict(footprint, size_bytes).largest_batch;
 }
 
 }  // namespace trainbench

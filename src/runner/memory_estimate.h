@@ -32,8 +32,23 @@ struct MemoryEstimate {
 // the batch on two bases: the exact tensor bytes (memory.fixed_bytes and
 // memory.activations_bytes_per_sample) and the footprint a limit sees (memory.fit, from which the
 // predictions for `sizes` come). `requested_batch` > 0: each prediction says whether it fits.
+// `refine_bytes` > 0 (a memory limit the device can hold, e.g. --memory-limit): the line is not carried
+// further than kMaxExtrapolation times the largest measured batch to predict for it; beyond that one
+// more batch, half the predicted one, is measured and the line stands on the two largest (at most
+// kMaxRefinements times). Small batches move the footprint in few of the heap's 64 MiB steps, so their
+// slope can be off by a third; a far extrapolation carries that error whole.
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
-                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one);
+                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
+                               int64_t refine_bytes = 0);
+
+constexpr int64_t kMaxExtrapolation = 4;
+constexpr int kMaxRefinements = 2;
+
+// The largest batch for `size_bytes` on the line through the footprints of the two largest batches
+// that trained among `tries` (ok records with memory), with the tensors' slope when the footprint rose
+// slower (it grows in steps); 0 when fewer than two batches trained. maxbatch aims each try with it:
+// near the limit the line through the latest tries is a short extrapolation.
+int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes);
 
 // What the predictions assume, stored with them (docs/memory.md).
 std::string prediction_assumptions(const DeviceSpec& device);
