@@ -82,5 +82,30 @@ TEST(FieldTables, OlderFilesReadAsTheDefaultsAndMissingRequiredKeysAreNamed) {
   }
 }
 
+// The fit's lists of batches left off its line travel through the results file; a fit written before
+// they existed reads them as empty.
+TEST(FieldTables, AFitsOutOfMemoryAndSetAsideBatchesRoundTripAndOlderFitsReadEmpty) {
+  MemoryInfo m;
+  m.source = "counting allocator";
+  MemoryFit f;
+  f.basis = "address space";
+  f.batches = {32, 64};
+  f.peaks = {1000, 2000};
+  f.oom_batches = {128, 256};
+  f.set_aside_batches = {4, 8};
+  m.fit = f;
+  nlohmann::json j = memory_to_json(m);
+  EXPECT_EQ(j["fit"]["oom_batches"], nlohmann::json({128, 256}));
+  const MemoryInfo back = memory_from_json(j);
+  EXPECT_EQ(back.fit->oom_batches, f.oom_batches);
+  EXPECT_EQ(back.fit->set_aside_batches, f.set_aside_batches);
+  j["fit"].erase("oom_batches");
+  j["fit"].erase("set_aside_batches");
+  const MemoryInfo old = memory_from_json(j);
+  EXPECT_TRUE(old.fit->oom_batches.empty());
+  EXPECT_TRUE(old.fit->set_aside_batches.empty());
+  EXPECT_EQ(old.fit->batches, f.batches);
+}
+
 }  // namespace
 }  // namespace trainbench

@@ -103,7 +103,7 @@ int cmd_memory(MemoryOptions o) {
     cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {
-      std::cout << print_memory(e.summary, e.oom_batches) << std::endl;
+      std::cout << print_memory(e.summary) << std::endl;
     } else {
       // The breakdown of the largest batch that trained still says where its bytes went.
       for (auto it = e.tries.rbegin(); it != e.tries.rend(); ++it) {

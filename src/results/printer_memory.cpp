@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/device.h"
 #include "results/number_format.h"
@@ -16,7 +17,7 @@ std::string bytes_or_dash(double v) {
 
 }  // namespace
 
-std::string print_memory(const Record& r, const std::vector<int64_t>& oom_batches) {
+std::string print_memory(const Record& r) {
   if (!r.memory) return "";
   const MemoryInfo& m = *r.memory;
   std::string out = fmt::format("{} ({})\n", r.name, m.source);
@@ -47,11 +48,16 @@ std::string print_memory(const Record& r, const std::vector<int64_t>& oom_batche
   }
   out += fmt::format("  fit ({}): {} + {} x batch   [{}]\n", f.basis, bytes_or_dash(f.fixed_bytes),
                      bytes_or_dash(f.per_sample_bytes), points);
+  const std::vector<int64_t>& oom_batches = f.oom_batches;
   if (!oom_batches.empty()) {
-    std::string oom;
-    for (size_t i = 0; i < oom_batches.size(); ++i) oom += fmt::format("{}{}", i == 0 ? "" : ", ", oom_batches[i]);
     out += fmt::format("  batch{} {} ran out of memory: fitted on the {} smaller batches that trained\n",
-                       oom_batches.size() == 1 ? "" : "es", oom, f.batches.size());
+                       oom_batches.size() == 1 ? "" : "es", fmt::join(oom_batches, ", "), f.batches.size());
+  }
+  if (!f.set_aside_batches.empty()) {
+    out += fmt::format(
+        "  batch{} {} set aside: the peak there did not yet grow with the batch (the activations had not reached "
+        "it)\n",
+        f.set_aside_batches.size() == 1 ? "" : "es", fmt::join(f.set_aside_batches, ", "));
   }
   if (std::isnan(f.linearity_error)) {
     out += oom_batches.empty() ? "  linearity: not checked (two batches)\n"

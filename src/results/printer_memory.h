@@ -10,8 +10,8 @@
 namespace trainbench {
 
 // The breakdown of `r.memory` (one case; "" when it has none), then, when it carries a fit, the fit
-// and one line per predicted size. `oom_batches`: batches that ran out of memory while measuring for
-// the fit (MemoryEstimate::oom_batches), said with the fit.
-std::string print_memory(const Record& r, const std::vector<int64_t>& oom_batches = {});
+// (with the batches that ran out of memory while measuring or were set aside, from the fit itself) and
+// one line per predicted size.
+std::string print_memory(const Record& r);
 
 }  // namespace trainbench
