@@ -56,6 +56,15 @@ TEST(DistCli, TwoWorkersTrainAndReportScaling) {
   EXPECT_TRUE(std::isfinite(rec.dist->comm_total_share));
   EXPECT_GT(rec.dist->comm_total_share, 0.0);
   EXPECT_LE(rec.dist->comm_total_share, 1.0);
+  // The rank's memory breakdown: the all-reduce buckets hold every trainable parameter's gradient once
+  // more, flattened: 4 bytes (fp32) x the record's parameter count, and the gradients' own bytes are not
+  // counted twice (they stay below two copies' worth).
+  ASSERT_TRUE(rec.memory.has_value());
+  EXPECT_EQ(rec.memory->comm_buffer_bytes, 4 * rec.parameters);
+  EXPECT_GE(rec.memory->gradients_bytes, 4 * rec.parameters);
+  EXPECT_LT(rec.memory->gradients_bytes, 2 * 4 * rec.parameters);
+  EXPECT_EQ(rec.memory->fixed_bytes, rec.memory->parameters_bytes + rec.memory->gradients_bytes +
+                                         rec.memory->optimizer_bytes + rec.memory->comm_buffer_bytes);
   // Global throughput: both ranks' samples over the slowest rank's median.
   EXPECT_NEAR(rec.throughput, 2.0 * 2 / rec.step_time_s.median, 1e-6 * rec.throughput);
   // Only rank 0 prints the table: one header, one row.

@@ -301,17 +301,19 @@ TEST(MemoryEstimate, APeakHiddenBelowABatchIndependentOneIsMeasuredWhereTheActiv
   EXPECT_EQ(plain_tried, (std::vector<int64_t>{2, 4, 8}));
 }
 
-// A footprint that rises faster at small batches than beyond them (the heap's steps weigh most there):
-// 20000 + 400 b + 600 min(b, 8) bytes. Through batches 4 and 8 (24000, 28000) the line rises 1000 a
-// sample from 20000 and predicts (1000000 - 20000) / 1000 = 980 for 1000000 bytes, 30x beyond batch
-// 8: more than kMaxExtrapolation (4) times, so half of it, 490, is measured (220800 bytes); the line
-// through 8 and 490 rises (220800 - 28000) / 482 = 400 a sample from 24800 and predicts
-// (1000000 - 24800) / 400 = 2438, still more than 4 x 490: 1219 is measured, and the line through 490
-// and 1219 (400 a sample, from 24800) predicts 2438 again, within 4 x 1219. The truth: 20000 + 400 b +
-// 4800 <= 1000000 up to b = 2438.
+// A footprint that rises faster at small batches than beyond them (it bends; the heap's steps weigh
+// most there): 20000 + 100 b + 900 min(b, 8) bytes. Through batches 4 and 8 (24000, 28000) the line
+// rises 1000 a sample from 20000 and predicts (1000000 - 20000) / 1000 = 980 for 1000000 bytes, more
+// than kMaxExtrapolation (4) times batch 8, so 3/4 of it, 735, is measured (100700 bytes). The line
+// through 8 and 735 rises (100700 - 28000) / 727 = 100 a sample from 27200 and predicts
+// (1000000 - 27200) / 100 = 9728, still more than 4 x 735: 3/4 of it, 7296, is measured (756800), and
+// the line through 735 and 7296 (100 a sample, from 27200) predicts 9728 again, within 4 x 7296 (and
+// two refinements are the most). The truth: 27200 + 100 b <= 1000000 up to b = 9728. Its tensors rise
+// 50 bytes a sample (1000 + 50 b), slower than the footprint everywhere, as tensors do.
 Record bent_footprint_case(const Case& c) {
   Record r = fake_memory_case(c);
-  r.memory->footprint_peak_bytes = 20000 + 400 * c.batch + 600 * std::min<int64_t>(c.batch, 8);
+  r.memory->peak_bytes = 1000 + 50 * c.batch;
+  r.memory->footprint_peak_bytes = 20000 + 100 * c.batch + 900 * std::min<int64_t>(c.batch, 8);
   return r;
 }
 
@@ -323,13 +325,13 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   };
   const MemoryEstimate e = estimate_memory(base_case(), {4, 8}, {1000000}, 0, device, 1000000);
   ASSERT_TRUE(e.fitted) << e.failure;
-  EXPECT_EQ(tried, (std::vector<int64_t>{4, 8, 490, 1219}));
+  EXPECT_EQ(tried, (std::vector<int64_t>{4, 8, 735, 7296}));
   const MemoryInfo& m = *e.summary.memory;
-  EXPECT_EQ(e.summary.batch_size, 1219);
-  EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 490, 1219}));
-  EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 400.0);
-  EXPECT_EQ(m.predictions.front().largest_batch, 2438);
-  EXPECT_NE(m.assumptions.find("batches 490, 1219 measured because the line through the smaller ones"),
+  EXPECT_EQ(e.summary.batch_size, 7296);
+  EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 735, 7296}));
+  EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 100.0);
+  EXPECT_EQ(m.predictions.front().largest_batch, 9728);
+  EXPECT_NE(m.assumptions.find("batches 735, 7296 measured because the line through the smaller ones"),
             std::string::npos)
       << m.assumptions;
   // Unasked (no size to refine for), the same device is measured at 4 and 8 only and predicts 980.
@@ -344,9 +346,9 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_EQ(near.summary.memory->predictions.front().largest_batch, 20);
 }
 
-// aim_batch: the line through the footprints of the two largest batches that trained. The fake device
-// above at 4, 8 and 490 (and an out-of-memory try at 3000, which says nothing about the line): through
-// 8 and 490, 400 a sample from 24800, so 2438 for 1000000 bytes. One batch that trained: no line.
+// aim_batch: the line through the footprints of the two largest batches that trained. The device
+// above at 4, 8 and 735 (and an out-of-memory try at 20000, which says nothing about the line):
+// through 8 and 735, 100 a sample from 27200, so 9728 for 1000000 bytes. One batch that trained: no line.
 TEST(MemoryEstimate, AimIsTheLineThroughTheTwoLargestBatchesThatTrained) {
   std::vector<Record> tries;
   auto at = [](int64_t b) {
@@ -354,12 +356,12 @@ TEST(MemoryEstimate, AimIsTheLineThroughTheTwoLargestBatchesThatTrained) {
     c.batch = b;
     return c;
   };
-  for (int64_t b : {4, 490, 8}) tries.push_back(bent_footprint_case(at(b)));
-  Record oom = bent_footprint_case(at(3000));
+  for (int64_t b : {4, 735, 8}) tries.push_back(bent_footprint_case(at(b)));
+  Record oom = bent_footprint_case(at(20000));
   oom.status = Status::oom;
   oom.memory.reset();
   tries.push_back(oom);
-  EXPECT_EQ(aim_batch(tries, 1000000), 2438);
+  EXPECT_EQ(aim_batch(tries, 1000000), 9728);
   EXPECT_EQ(aim_batch({tries[0]}, 1000000), 0);
 }
 

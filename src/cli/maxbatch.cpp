@@ -47,7 +47,7 @@ std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool*
 }
 
 // The batches measured for the prediction: two, so that with an exact prediction the whole search
-// is four tries (two to fit, the predicted batch, and one more); a third, half the predicted batch,
+// is four tries (two to fit, the predicted batch, and one more); a third, 3/4 of the predicted batch,
 // when the prediction lies more than kMaxExtrapolation times beyond them (estimate_memory).
 constexpr int64_t kFitBatches[] = {4, 8};
 

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/device.h"
 #include "data/verdict.h"
 #include "dist/grad_allreduce.h"
+#include "memory/step_memory.h"
 #include "runner/measure.h"
 #include "runner/step_sampler.h"
 #include "workloads/workload.h"
@@ -95,6 +97,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   Record r = case_record(c);
   r.threads = at::get_num_threads();
   const int world = comm->getSize();
+  std::optional<memory::StepMemoryMeter> meter;  // outlives the workload it observes
   std::unique_ptr<Workload> w;
   std::unique_ptr<GradientAllreducer> reducer;
   Case local = c;
@@ -110,7 +113,9 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     if (c.forward_only) throw std::invalid_argument("--dist times training; forward-only cases have no gradients");
     torch::manual_seed(0);  // the same initial weights everywhere (rank 0's are broadcast anyway)
     reset_peak_memory(local.device);
+    meter.emplace(local.device);
     w = make_workload(local);
+    meter->after_build(*w);
     if (w->trainable_parameters().empty()) throw std::invalid_argument("this workload cannot train data-parallel");
   } catch (...) {
     const Failure f = current_failure();
@@ -130,6 +135,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     for (auto& b : w->model_buffers()) state.push_back(b);
     broadcast_from_rank0(*comm, state);
     reducer = std::make_unique<GradientAllreducer>(comm, w->trainable_parameters(), bucket_bytes);
+    meter->after_comm_setup();
     w->set_gradient_sync(reducer.get());
 
     RankAgreement agreement(*comm, dev);
@@ -208,6 +214,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   if (w) w->set_gradient_sync(nullptr);
   r.peak_memory_bytes = peak_memory_bytes(local.device);
   r.peak_reserved_bytes = peak_reserved_bytes(local.device);
+  if (meter) r.memory = meter->finish(c.batch);  // this rank's own: every rank holds the same
   return r;
 }
 

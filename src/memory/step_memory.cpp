@@ -30,6 +30,11 @@ void StepMemoryMeter::after_build(Workload& w) {
   w.set_phase_observer([this](StepPhase p) { on_phase(p); });
 }
 
+void StepMemoryMeter::after_comm_setup() {
+  if (after_build_ < 0) return;
+  comm_bytes_ = std::max<int64_t>(0, probe_.current_bytes() - after_build_);
+}
+
 void StepMemoryMeter::on_phase(StepPhase phase) {
   if (after_optimizer_ >= 0) return;  // only the first step's phases
   if (phase == StepPhase::after_forward) {
@@ -48,12 +53,14 @@ MemoryInfo StepMemoryMeter::finish(int64_t batch) const {
     m.parameters_bytes = model_bytes_;
     m.inputs_bytes = std::max<int64_t>(0, after_build_ - before_build_ - model_bytes_);
   }
-  if (after_forward_ >= 0 && after_build_ >= 0)
-    m.forward_live_bytes = std::max<int64_t>(0, after_forward_ - after_build_);
-  if (after_backward_ >= 0) m.gradients_bytes = after_backward_ - after_build_;
+  // The phases count from the end of the set-up: the build, and for data-parallel cases the buckets.
+  const int64_t set_up = after_build_ + comm_bytes_;
+  m.comm_buffer_bytes = comm_bytes_;
+  if (after_forward_ >= 0 && after_build_ >= 0) m.forward_live_bytes = std::max<int64_t>(0, after_forward_ - set_up);
+  if (after_backward_ >= 0) m.gradients_bytes = after_backward_ - set_up;
   if (after_optimizer_ >= 0) m.optimizer_bytes = after_optimizer_ - after_backward_;
   m.peak_bytes = probe_.peak_bytes() - before_build_;
-  m.fixed_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_bytes;
+  m.fixed_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_bytes + m.comm_buffer_bytes;
   // One batch cannot separate what grows with the batch from what does not: everything above the
   // persistent state counts as per-sample here (a `memory` run fits the two apart).
   if (batch > 0)

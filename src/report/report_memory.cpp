@@ -1,5 +1,5 @@
 // The memory charts of the HTML report (docs/memory.md): where each case's bytes go, as a stacked bar
-// (parameters, gradients, optimizer state, activations at the measured batch, other), and for
+// (parameters, gradients, optimizer state, all-reduce buckets, activations at the measured batch, other), and for
 // `trainbench memory` runs the fitted peak against the batch with each --fits size as a horizontal
 // rule. The data are computed here; the script fragment below only draws them.
 #include <algorithm>
@@ -31,7 +31,7 @@ std::string case_label(const ReportRun& run, const Record& r, bool several_runs)
 
 json memory_breakdown_model(const std::vector<ReportRun>& runs) {
   json labels = json::array(), params = json::array(), grads = json::array(), optim = json::array(),
-       acts = json::array(), other = json::array(), peaks = json::array();
+       comm = json::array(), acts = json::array(), other = json::array(), peaks = json::array();
   for (const auto& run : runs) {
     // A `memory` run records each measured batch; the record carrying the fit stands for its case.
     std::set<std::string> fitted;
@@ -44,23 +44,25 @@ json memory_breakdown_model(const std::vector<ReportRun>& runs) {
       const double p = static_cast<double>(std::max<int64_t>(0, m.parameters_bytes));
       const double g = static_cast<double>(std::max<int64_t>(0, m.gradients_bytes));
       const double o = static_cast<double>(std::max<int64_t>(0, m.optimizer_bytes));
+      const double c = static_cast<double>(std::max<int64_t>(0, m.comm_buffer_bytes));  // data-parallel only
       const double per_sample = std::isfinite(m.activations_bytes_per_sample) ? m.activations_bytes_per_sample : 0.0;
       const double a = std::max(0.0, per_sample * static_cast<double>(r.batch_size));
       // What the peak holds beyond those (workspaces, the fit's intercept above the persistent state);
       // never negative: at the moment of the peak not every gradient need be live (docs/memory.md).
-      const double rest = std::max(0.0, static_cast<double>(m.peak_bytes) - p - g - o - a);
+      const double rest = std::max(0.0, static_cast<double>(m.peak_bytes) - p - g - o - c - a);
       labels.push_back(case_label(run, r, runs.size() > 1));
       params.push_back(p / kMiB);
       grads.push_back(g / kMiB);
       optim.push_back(o / kMiB);
+      comm.push_back(c / kMiB);
       acts.push_back(a / kMiB);
       other.push_back(rest / kMiB);
       peaks.push_back(static_cast<double>(m.peak_bytes) / kMiB);
     }
   }
   if (labels.empty()) return nullptr;
-  return {{"labels", labels},    {"parameters", params}, {"gradients", grads}, {"optimizer", optim},
-          {"activations", acts}, {"other", other},       {"peak", peaks}};
+  return {{"labels", labels},       {"parameters", params}, {"gradients", grads}, {"optimizer", optim},
+          {"comm_buffers", comm}, {"activations", acts},  {"other", other},      {"peak", peaks}};
 }
 
 json memory_fit_model(const std::vector<ReportRun>& runs) {
@@ -115,14 +117,15 @@ const char* memory_charts_script() {
   if (model.memory) {
     var mb = model.memory;
     var gm = section('Where the memory goes', 'Tensor bytes of each case (MiB): parameters and buffers, ' +
-      'gradients, optimizer state, activations at the measured batch (per sample × batch) and the rest of the ' +
+      'gradients, optimizer state, the all-reduce buckets (data-parallel runs), activations at the measured batch ' +
+      '(per sample × batch) and the rest of the ' +
       'measured peak (workspaces; for a fit, its intercept above the persistent state). trainbench memory measures them.');
     var parts = [['parameters', 'parameters'], ['gradients', 'gradients'], ['optimizer state', 'optimizer'],
-                 ['activations', 'activations'], ['other', 'other']];
+                 ['all-reduce buckets', 'comm_buffers'], ['activations', 'activations'], ['other', 'other']];
     addChart(gm, 'memory per case', {
       type: 'bar',
       data: { labels: mb.labels, datasets: parts.map(function (p, i) {
-        return { label: p[0], data: mb[p[1]], backgroundColor: i === 4 ? '#999' : color(i), stack: 'm' };
+        return { label: p[0], data: mb[p[1]], backgroundColor: p[1] === 'other' ? '#999' : color(i), stack: 'm' };
       }) },
       options: { indexAxis: 'y', scales: { x: { stacked: true, beginAtZero: true, title: axisTitle('MiB') },
                                            y: { stacked: true, ticks: { autoSkip: false } } },

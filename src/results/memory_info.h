@@ -48,11 +48,14 @@ struct MemoryInfo {
   int64_t forward_live_bytes = 0;
   int64_t gradients_bytes = 0;  // after the first backward: what it left live (the gradients, the loss)
   int64_t optimizer_bytes = 0;  // after the first optimizer step: what it left live (its state)
+  // Data-parallel cases (run --dist): the gradient all-reduce's buckets, every gradient once more,
+  // flattened; allocated before the first step, counted in fixed_bytes and not in gradients_bytes.
+  int64_t comm_buffer_bytes = 0;
   // Bytes per sample of the peak above the fixed bytes. One run: (peak - fixed) / batch, the synthetic
   // batch included; a `memory` run with a fit: the fit's slope over tensor peaks.
   double activations_bytes_per_sample = 0.0;
   int64_t fixed_bytes =
-      0;  // batch-independent: parameters + gradients + optimizer (one run); the fit's intercept (memory runs)
+      0;  // batch-independent: parameters + gradients + optimizer + comm buffers (one run); the fit's intercept
   int64_t peak_bytes = 0;     // tensor bytes at the peak of the whole case (warm-up and measured steps)
   int64_t max_rss_bytes = 0;  // CPU: the process's max resident set (libraries, heap slack included); GPU: 0
   // What a memory limit sees beyond the case's start: CPU address-space growth (RLIMIT_AS counts it),

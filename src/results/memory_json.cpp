@@ -98,6 +98,7 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
       // keeps could in principle read negative, so only the magnitude is checked.
       member_field<M>("gradients_bytes", &M::gradients_bytes),
       member_field<M>("optimizer_bytes", &M::optimizer_bytes),
+      bytes<M>("comm_buffer_bytes", &M::comm_buffer_bytes, Since::later),  // 0: not data-parallel
       member_field<M>("activations_bytes_per_sample", &M::activations_bytes_per_sample, Since::always, Nan::or_null),
       member_field<M>("fixed_bytes", &M::fixed_bytes),
       bytes<M>("peak_bytes", &M::peak_bytes),

@@ -27,10 +27,12 @@ std::string print_memory(const Record& r) {
   row("parameters + buffers", format_bytes(m.parameters_bytes));
   row("gradients", format_bytes(m.gradients_bytes), "left live by the first backward");
   row("optimizer state", format_bytes(m.optimizer_bytes), r.optimizer);
+  if (m.comm_buffer_bytes > 0) row("all-reduce buckets", format_bytes(m.comm_buffer_bytes), "data-parallel");
   if (m.fit) {
     row("fixed (fit)", format_bytes(m.fixed_bytes), "tensor peak at batch 0");
   } else {
-    row("fixed", format_bytes(m.fixed_bytes), "parameters + gradients + optimizer");
+    row("fixed", format_bytes(m.fixed_bytes),
+        m.comm_buffer_bytes > 0 ? "parameters + gradients + optimizer + buckets" : "parameters + gradients + optimizer");
   }
   row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
       m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");

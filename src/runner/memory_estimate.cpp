@@ -74,14 +74,14 @@ Lines fit_lines(const Points& p, const std::vector<int64_t>& set_aside, const De
 }
 
 // The batch to measure next to predict for `size_bytes` without carrying the line further than
-// kMaxExtrapolation times the largest batch on it: half the predicted one; 0 when it is near enough.
+// kMaxExtrapolation times the largest batch on it: 3/4 of the predicted one; 0 when it is near enough.
 int64_t refinement_batch(const Points& p, const std::vector<int64_t>& set_aside, const DeviceSpec& device,
                          int64_t size_bytes) {
   const Lines l = fit_lines(p, set_aside, device);
   const int64_t predicted = memory::predict(l.footprint, size_bytes).largest_batch;
   const int64_t largest = l.footprint.batches.back();
   if (predicted >= memory::kMaxPredictedBatch || predicted <= kMaxExtrapolation * largest) return 0;
-  return predicted / 2;
+  return predicted / 4 * 3 + predicted % 4 * 3 / 4;  // 3/4, without overflow near the cap
 }
 
 }  // namespace
@@ -194,7 +194,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   if (!refined.empty()) {
     m.assumptions += "; " + batch_list(refined) + " measured because the line through the smaller ones put the " +
                      "largest batch for " + format_bytes(refine_bytes) + " more than " +
-                     std::to_string(kMaxExtrapolation) + "x beyond them (half that batch each time)";
+                     std::to_string(kMaxExtrapolation) + "x beyond them (3/4 of that batch each time)";
   }
   if (!oom.empty()) {
     // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches

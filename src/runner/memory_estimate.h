@@ -34,9 +34,12 @@ struct MemoryEstimate {
 // predictions for `sizes` come). `requested_batch` > 0: each prediction says whether it fits.
 // `refine_bytes` > 0 (a memory limit the device can hold, e.g. --memory-limit): the line is not carried
 // further than kMaxExtrapolation times the largest measured batch to predict for it; beyond that one
-// more batch, half the predicted one, is measured and the line stands on the two largest (at most
-// kMaxRefinements times). Small batches move the footprint in few of the heap's 64 MiB steps, so their
-// slope can be off by a third; a far extrapolation carries that error whole.
+// more batch, three quarters of the predicted one, is measured and the line stands on the two largest
+// (at most kMaxRefinements times). Small batches move the footprint in few of the heap's 64 MiB steps
+// and it bends (steeper at small batches), so their slope can be off by a third; a far extrapolation
+// carries that error whole. Three quarters: near enough that what is left to extrapolate is short,
+// below the prediction far enough that the batch rarely runs out of memory (a line through small
+// batches predicts low where the footprint bends that way).
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
                                int64_t refine_bytes = 0);
