@@ -334,6 +334,12 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_NE(m.assumptions.find("batches 735, 7296 measured because the line through the smaller ones"),
             std::string::npos)
       << m.assumptions;
+  // Batch 4 lies off that line: 24000 measured against 27200 + 100 x 4 = 27600, 15.0% of its peak; 8 is
+  // on it. With four batches the printout speaks of the smaller ones.
+  EXPECT_NEAR(m.fit->linearity_error, 0.15, 1e-12);
+  EXPECT_NE(print_memory(e.summary).find("NOT LINEAR: the smaller batches are up to 15.0% off the line"),
+            std::string::npos)
+      << print_memory(e.summary);
   // Unasked (no size to refine for), the same device is measured at 4 and 8 only and predicts 980.
   tried.clear();
   const MemoryEstimate plain = estimate_memory(base_case(), {4, 8}, {1000000}, 0, device);

@@ -13,6 +13,7 @@
 #include "memory/fit.h"
 #include "report/html_report.h"
 #include "results/number_format.h"
+#include "results/printer_memory.h"
 
 namespace trainbench::detail {
 
@@ -95,8 +96,7 @@ json memory_fit_model(const std::vector<ReportRun>& runs) {
                                         format_bytes(static_cast<int64_t>(std::llround(f.fixed_bytes))),
                                         format_bytes(static_cast<int64_t>(std::llround(f.per_sample_bytes))));
       if (!std::isnan(f.linearity_error)) {
-        caption += fmt::format("; the smallest batch is {:.1f}% off the line{}", 100.0 * f.linearity_error,
-                               f.linear ? "" : " (NOT LINEAR: predictions are rough)");
+        caption += "; " + off_the_line(f) + (f.linear ? "" : " (NOT LINEAR: predictions are rough)");
       }
       if (!largest.empty()) caption += "; largest batch per size: " + largest;
       out.push_back({{"title", case_label(run, r, runs.size() > 1)},

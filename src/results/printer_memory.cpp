@@ -17,6 +17,12 @@ std::string bytes_or_dash(double v) {
 
 }  // namespace
 
+std::string off_the_line(const MemoryFit& f) {
+  return fmt::format("{} {:.1f}% off the line",
+                     f.batches.size() > 3 ? "the smaller batches are up to" : "the smallest batch is",
+                     100.0 * f.linearity_error);
+}
+
 std::string print_memory(const Record& r) {
   if (!r.memory) return "";
   const MemoryInfo& m = *r.memory;
@@ -65,12 +71,11 @@ std::string print_memory(const Record& r) {
     out += oom_batches.empty() ? "  linearity: not checked (two batches)\n"
                                : "  linearity: not checked (only two batches trained)\n";
   } else if (f.linear) {
-    out += fmt::format("  linearity: ok (the smallest batch is {:.1f}% off the line)\n", 100.0 * f.linearity_error);
+    out += fmt::format("  linearity: ok ({})\n", off_the_line(f));
   } else {
     out += fmt::format(
-        "  linearity: NOT LINEAR: the smallest batch is {:.1f}% off the line (a workspace that grows in "
-        "steps?); predictions are rough\n",
-        100.0 * f.linearity_error);
+        "  linearity: NOT LINEAR: {} (a workspace that grows in steps?); predictions are rough\n",
+        off_the_line(f));
   }
   if (m.predictions.empty()) return out;
   out += fmt::format("  {:>10}  {:>14}{}\n", "memory", "largest batch",

@@ -14,4 +14,8 @@ namespace trainbench {
 // one line per predicted size.
 std::string print_memory(const Record& r);
 
+// "the smallest batch is 3.2% off the line" (three batches) or "the smaller batches are up to 3.2% off
+// the line" (more): what a fit's linearity_error says, for the printout and the report.
+std::string off_the_line(const MemoryFit& f);
+
 }  // namespace trainbench
