@@ -192,7 +192,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
                           : "the line stands on the larger batches measured after them");
   }
   if (!refined.empty()) {
-    m.assumptions += "; " + batch_list(refined) + " measured because the line through the smaller ones put the " +
+    m.assumptions += "; " + batch_list(refined) + " added because the line through the smaller ones put the " +
                      "largest batch for " + format_bytes(refine_bytes) + " more than " +
                      std::to_string(kMaxExtrapolation) + "x beyond them (3/4 of that batch each time)";
   }
