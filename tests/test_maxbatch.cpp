@@ -166,15 +166,33 @@ TEST(MaxBatchNear, AnAimedSearchFindsTheExactLimitInFewerTries) {
   }
   // From 500 the 1, 2, 4, ... walk up passes 1000 at 1011 and bisects back. The aimed search, by hand:
   // 500 trains; one point is no line, so 501; the line through 500 and 501 (10010 a sample from
-  // -2505000) puts the limit at 1249, which runs out; it knows nothing above 1249 and bisects: 875
-  // trains; the line through 501 and 875 aims 1045 (runs out); the same line again aims at 1045, the
-  // bracket's edge, so bisect: 960 trains; through 875 and 960: 1002 (runs out); bisect: 981; through 960
-  // and 981: 1000 (trains); through 981 and 1000: 1000 again, so bisect: 1001 runs out.
+  // -2505000) puts the limit at 1249, which runs out; the line knows nothing above 1249, so the search
+  // steps down 1 and 2 (1248, 1246: both run out), then bisects: 873 trains; the line through 501 and
+  // 873 aims 1046 (runs out); the same line again aims at the bracket's edge, so bisect: 959 trains;
+  // through 873 and 959: 1002 (runs out); bisect: 980; through 959 and 980: 1000 (trains); through 980
+  // and 1000: 1000 again, so bisect: 1001 runs out.
   ConvexDevice aimed, plain;
   (void)find_max_batch_near(base_case(), 500, 250, 1 << 20, std::ref(aimed), aim);
   (void)find_max_batch_near(base_case(), 500, 250, 1 << 20, std::ref(plain));
-  EXPECT_EQ(aimed.tried, (std::vector<int64_t>{500, 501, 1249, 875, 1045, 960, 1002, 981, 1000, 1001}));
+  EXPECT_EQ(aimed.tried, (std::vector<int64_t>{500, 501, 1249, 1248, 1246, 873, 1046, 959, 1002, 980, 1000, 1001}));
   EXPECT_LT(aimed.tried.size(), plain.tried.size());
+}
+
+// A batch aimed near the limit that runs out of memory has the limit just below it: where the aim has
+// nothing to say inside the bracket (it points at the batch that ran out), the search steps down from
+// that batch by 1, then 2, until one trains, then bisects. The prediction trains, the aimed 196 does
+// not: 195 trains and 196 is bracketed. The prediction itself runs out (106): 105 does too, 103 trains
+// (two below 105), then the bracket (103, 105) is bisected: 104.
+TEST(MaxBatchNear, BelowABatchThatRanOutTheSearchStepsDownUntilOneTrainsThenBisects) {
+  FakeDevice dev{195, {}};
+  const AimFn aim = [](const std::vector<Record>&) { return int64_t{196}; };
+  const MaxBatchResult m = find_max_batch_near(base_case(), 192, 159, 1 << 20, std::ref(dev), aim);
+  EXPECT_EQ(m.largest, 195);
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{192, 196, 195}));
+  FakeDevice over{103, {}};
+  const MaxBatchResult d = find_max_batch_near(base_case(), 106, 78, 1 << 20, std::ref(over), aim);
+  EXPECT_EQ(d.largest, 103);
+  EXPECT_EQ(over.tried, (std::vector<int64_t>{106, 105, 103, 104}));
 }
 
 // An aim that is wrong every time (always far too high, always too low, always the same batch) slows

@@ -79,10 +79,11 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
     return out;
   }
   bool going = attempt(std::clamp<int64_t>(predicted, fits + 1, max_batch));
-  const int64_t known = fits;  // what was known to train before the search
   int64_t up_step = 1;         // going up: the least step above the last batch that trained
   int aimed_up = 0;            // aimed tries going up
-  int64_t down_step = 1;       // going down from the prediction: the step below the last out-of-memory batch
+  int64_t down_step = 1;       // going down: the step below the last batch that ran out of memory
+  bool stepping_down = true;   // no batch has trained since the first ran out of memory
+  constexpr int64_t kLongestStepDown = 2;  // then the batch that ran out was not near the limit: bisect
   bool bisect_next = false;    // the last aimed try left more than half the bracket
   while (going) {
     if (too_big != 0 && too_big - fits <= 1) break;  // bracketed: fits trains, fits + 1 does not
@@ -101,21 +102,22 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
       continue;
     }
     const int64_t width = too_big - fits;
+    const int64_t before = fits;
     if (aimed > fits && aimed < too_big && !bisect_next) {
       // The line knows nothing of the batches that ran out of memory: it counts only inside the bracket.
       going = attempt(aimed);
       bisect_next = (too_big - fits) * 2 > width;
-      continue;
-    }
-    bisect_next = false;
-    if (fits == known && too_big - down_step > fits) {
-      // Nothing above the known batch trained yet: the limit is likely just below the prediction that
-      // ran out of memory; step down from it by 1, 2, 4, ...
+    } else if (stepping_down && down_step <= kLongestStepDown && too_big - down_step > fits) {
+      // The batch that ran out was aimed near the limit: the limit is likely just below it; step down
+      // from it by 1, then 2.
+      bisect_next = false;
       going = attempt(too_big - down_step);
       down_step *= 2;
-      continue;
+    } else {
+      bisect_next = false;
+      going = attempt(fits + width / 2);
     }
-    going = attempt(fits + width / 2);
+    if (fits != before) stepping_down = false;  // a batch trained: the bracket is bisected from here
   }
   out.largest = fits;
   return out;

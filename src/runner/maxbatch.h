@@ -33,7 +33,9 @@ using AimFn = std::function<int64_t(const std::vector<Record>& tries)>;
 // down when it ran out of memory) until the limit is bracketed, and bisects the bracket. Aimed tries
 // are kept from crawling: going up, after two aimed tries that trained, each next one is at least 1, 2,
 // 4, ... above the last; going down, an aimed try that did not halve the bracket is followed by a
-// bisection. `known_fits` is a batch already known to train (0: none): the search never goes below it.
+// bisection, and where the aim says nothing inside the bracket, the search steps down from the batch
+// that ran out by 1, then 2 (an aimed batch that runs out is usually just above the limit) until one
+// trains, and bisects. `known_fits` is a batch already known to train (0: none): the search never goes below it.
 // An exact prediction costs two tries (predicted trains, predicted + 1 does not).
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
                                    const std::function<Record(const Case&)>& run_one, const AimFn& aim = {});
