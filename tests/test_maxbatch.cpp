@@ -558,5 +558,30 @@ TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
   fs::remove_all(dir);
 }
 
+// Under a limit that only batch 1 fits in (the tiny convnet above, whose batch 2 asks the heap for
+// more than 40M beyond what it held when the case started; batch 1 grew it by about 10 MiB), the fit's
+// own tries (4 and 2 run out, 1 trains) settle the answer: 1, and no batch is tried twice (the search
+// does not start over from batch 1).
+TEST(MaxBatch, FromThePredictionWhenTheFitsTriesBracketTheAnswerNoneIsTriedTwice) {
+  namespace fs = std::filesystem;
+  const fs::path dir = test::temp_dir("maxbatch", "none");
+  const fs::path out = dir / "mb.json";
+  const test::CmdResult run = test::run_trainbench(
+      "maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
+      " --memory-limit 40M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+          out.string(),
+      dir);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("largest batch that trains: 1 "), std::string::npos) << run.out;
+  const ResultsFile f = read_results(out.string());
+  std::vector<int64_t> tried;
+  for (const auto& r : f.benchmarks) {
+    EXPECT_EQ(r.status, r.batch_size == 1 ? Status::ok : Status::oom) << r.name << ": " << r.error;
+    tried.push_back(r.batch_size);
+  }
+  EXPECT_EQ(tried, (std::vector<int64_t>{4, 2, 1}));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace trainbench

@@ -70,8 +70,24 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
   const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one, limit);
   MaxBatchResult m;
   if (!e.fitted) {
-    // A small batch already failed: the classic search finds out from `start` what does fit.
-    m = search_max_batch(c, flags, start, max_batch, interrupted);
+    // Fewer than two batches trained. When the fit's tries already bracket the answer (the largest that
+    // trained, 0 for none, is one below the smallest that ran out of memory) it is the answer; otherwise
+    // the classic search finds out from `start` what does fit.
+    const Record* trained = nullptr;
+    int64_t too_big = 0;
+    bool only_ok_or_oom = true;
+    for (const auto& r : e.tries) {
+      if (r.status == Status::ok && (!trained || r.batch_size > trained->batch_size)) trained = &r;
+      if (r.status == Status::oom && (too_big == 0 || r.batch_size < too_big)) too_big = r.batch_size;
+      only_ok_or_oom = only_ok_or_oom && (r.status == Status::ok || r.status == Status::oom);
+    }
+    const int64_t largest = trained ? trained->batch_size : 0;
+    if (only_ok_or_oom && too_big == largest + 1) {
+      m.largest = largest;
+      if (trained) m.best = *trained;
+    } else {
+      m = search_max_batch(c, flags, start, max_batch, interrupted);
+    }
   } else {
     // Under a small limit the fit may stand on batches smaller than kFitBatches; the smallest that ran
     // out of memory bounds the search from above (the answer is below it).
