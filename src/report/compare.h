@@ -1,6 +1,7 @@
 // Comparing runs: join the cases of two results files, take the throughput ratio OTHER/BASE, and call
 // each case faster, slower or the same by the measured noise of both runs (docs/methodology.md,
-// "Comparing runs"). Pure functions over ResultsFile: nothing here runs a model.
+// "Comparing runs"); where both sides measured memory, set their exact bytes side by side. Pure
+// functions over ResultsFile: nothing here runs a model.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -44,7 +44,7 @@ Cells mean_cells(const Comparison& c) {
   return t;
 }
 
-// A ratio of exact byte counts with its word: "0.500 smaller" ("-" with the word alone when a side is 0).
+// A ratio of exact byte counts with its word: "0.500 smaller" (the word alone when a side is 0).
 std::string size_ratio_cell(const std::optional<double>& ratio, SizeChange change) {
   return (ratio ? format_significant(*ratio) + " " : "") + to_string(change);
 }
