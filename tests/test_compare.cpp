@@ -203,5 +203,190 @@ TEST(CompareCli, NeedsTwoFilesAndAKnownFormat) {
   EXPECT_NE(r.err.find("xml"), std::string::npos) << r.err;
 }
 
+// ---- memory: the records' `memory` objects, side by side ----
+
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+// An ok resnet50 b32 record (the fixture's noise), with a `memory` object when `peak_bytes` > 0.
+Record memory_record(const std::string& precision, int64_t peak_bytes, int64_t footprint_bytes,
+                     const std::vector<std::pair<int64_t, int64_t>>& predictions = {}) {
+  Record r;
+  r.name = "resnet50:b32:" + precision + ":nchw:cpu";
+  r.model = "resnet50";
+  r.batch_size = 32;
+  r.device = "cpu";
+  r.precision = precision;
+  r.layout = "nchw";
+  r.optimizer = "sgd";
+  r.threads = 8;
+  r.status = Status::ok;
+  r.throughput = 100;
+  r.step_time_s.median = 0.32;
+  r.step_time_s.jitter = 0.0032;
+  r.step_time_s.n = 6;
+  if (peak_bytes > 0) {
+    MemoryInfo m;
+    m.source = "counting allocator";
+    m.peak_bytes = peak_bytes;
+    m.footprint_peak_bytes = footprint_bytes;
+    for (const auto& [size, batch] : predictions) m.predictions.push_back({size, batch, std::nullopt, 0});
+    r.memory = m;
+  }
+  return r;
+}
+
+ResultsFile file_of(const Record& r) {
+  ResultsFile f;
+  f.context = read_results(kBase).context;
+  f.benchmarks = {r};
+  return f;
+}
+
+std::string csv_row_of(const std::string& csv, int line) {
+  std::istringstream in(csv);
+  std::string s;
+  for (int i = 0; i <= line; ++i) std::getline(in, s);
+  return s;
+}
+
+TEST(CompareMemory, PeaksAndTheirRatio) {
+  // BASE peaks at 3 GiB of tensors, OTHER at 1.5 GiB: OTHER/BASE = 1.5 / 3 = 0.5, smaller. Footprints
+  // 4 GiB and 5 GiB: 5 / 4 = 1.25, larger.
+  const Comparison c = compare_runs(file_of(memory_record("fp32", 3 * kGiB, 4 * kGiB)),
+                                    file_of(memory_record("fp32", 3 * kGiB / 2, 5 * kGiB)), "base", "other");
+  ASSERT_EQ(c.cases.size(), 1u);
+  ASSERT_TRUE(c.cases[0].memory);
+  const MemoryComparison& m = *c.cases[0].memory;
+  EXPECT_EQ(m.base_peak_bytes, 3221225472);   // 3 x 2^30
+  EXPECT_EQ(m.other_peak_bytes, 1610612736);  // 1.5 x 2^30
+  ASSERT_TRUE(m.peak_ratio);
+  EXPECT_DOUBLE_EQ(*m.peak_ratio, 0.5);
+  EXPECT_EQ(m.peak_change, SizeChange::smaller);
+  ASSERT_TRUE(m.footprint_ratio);
+  EXPECT_DOUBLE_EQ(*m.footprint_ratio, 1.25);
+  EXPECT_EQ(m.footprint_change, SizeChange::larger);
+  EXPECT_TRUE(m.predictions.empty());  // not `memory` runs
+
+  const std::string table = print_comparisons_table({c});
+  EXPECT_NE(table.find("memory (exact bytes"), std::string::npos) << table;
+  EXPECT_EQ(table.find("predicted largest batch"), std::string::npos) << table;
+  const std::string md = print_comparisons_markdown({c});
+  EXPECT_NE(
+      md.find("| resnet50:b32:fp32:nchw | 3.00 GiB | 1.50 GiB | 0.500 smaller | 4.00 GiB | 5.00 GiB | 1.25 larger |"),
+      std::string::npos)
+      << md;
+
+  // CSV: the existing columns first and in their order, the memory ones appended.
+  const std::string csv = print_comparisons_csv({c});
+  const std::string old_header =
+      "base_file,other_file,case,family,base_name,other_name,base_status,other_status,base_throughput,"
+      "other_throughput,unit,ratio,noise,verdict,note,";
+  EXPECT_EQ(csv_row_of(csv, 0).rfind(old_header, 0), 0u) << csv;
+  EXPECT_NE(csv_row_of(csv, 0).find(",base_peak_bytes,other_peak_bytes,peak_ratio,peak_change,base_footprint_peak_"
+                                    "bytes,other_footprint_peak_bytes,footprint_ratio,footprint_change,predicted_"
+                                    "largest_batch"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv_row_of(csv, 1).find(",3221225472,1610612736,0.5,smaller,4294967296,5368709120,1.25,larger,"),
+            std::string::npos)
+      << csv;
+
+  const auto j = nlohmann::json::parse(print_comparisons_json({c}))["comparisons"][0]["cases"][0]["memory"];
+  EXPECT_EQ(j["peak_bytes"]["base"], 3221225472);
+  EXPECT_EQ(j["peak_bytes"]["other"], 1610612736);
+  EXPECT_DOUBLE_EQ(j["peak_bytes"]["ratio"].get<double>(), 0.5);
+  EXPECT_EQ(j["peak_bytes"]["change"], "smaller");
+  EXPECT_EQ(j["footprint_peak_bytes"]["other"], 5368709120);
+  EXPECT_DOUBLE_EQ(j["footprint_peak_bytes"]["ratio"].get<double>(), 1.25);
+  EXPECT_TRUE(j["predictions"].empty());
+}
+
+TEST(CompareMemory, ExactBytesHaveNoNoise) {
+  EXPECT_EQ(size_change(1000, 999), SizeChange::smaller);  // one byte counts: allocator counts are exact
+  EXPECT_EQ(size_change(1000, 1001), SizeChange::larger);
+  EXPECT_EQ(size_change(1000, 1000), SizeChange::same);
+  // A footprint not read on one side (0) is not compared; the peaks still are.
+  const auto m = compare_memory(memory_record("fp32", 2 * kGiB, 0), memory_record("fp32", 2 * kGiB, 3 * kGiB));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->peak_change, SizeChange::same);
+  EXPECT_DOUBLE_EQ(*m->peak_ratio, 1.0);
+  EXPECT_FALSE(m->footprint_ratio);
+  EXPECT_FALSE(m->base_footprint_bytes);
+  const Comparison c = compare_runs(file_of(memory_record("fp32", 2 * kGiB, 0)),
+                                    file_of(memory_record("fp32", 2 * kGiB, 3 * kGiB)), "base", "other");
+  const auto j = nlohmann::json::parse(print_comparisons_json({c}))["comparisons"][0]["cases"][0]["memory"];
+  EXPECT_TRUE(j["footprint_peak_bytes"].is_null());
+  EXPECT_NE(print_comparisons_markdown({c}).find("| 2.00 GiB | 2.00 GiB | 1.00 same | - | - | - |"), std::string::npos);
+}
+
+TEST(CompareMemory, PredictionsJoinedPerSize) {
+  // BASE predicts 64 at 8 GiB and 130 at 16 GiB; OTHER 70 at 8 GiB only: 8 GiB is the one size both
+  // predicted for.
+  const Comparison c =
+      compare_runs(file_of(memory_record("fp32", 3 * kGiB, 4 * kGiB, {{8 * kGiB, 64}, {16 * kGiB, 130}})),
+                   file_of(memory_record("fp32", 3 * kGiB, 4 * kGiB, {{8 * kGiB, 70}})), "base", "other");
+  ASSERT_TRUE(c.cases[0].memory);
+  const auto& p = c.cases[0].memory->predictions;
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].size_bytes, 8 * kGiB);
+  EXPECT_EQ(p[0].base_batch, 64);
+  EXPECT_EQ(p[0].other_batch, 70);
+
+  const std::string table = print_comparisons_table({c});
+  const size_t at = table.find("predicted largest batch");
+  ASSERT_NE(at, std::string::npos) << table;
+  EXPECT_NE(table.find("8 GiB", at), std::string::npos) << table;
+  EXPECT_EQ(table.find("16 GiB"), std::string::npos) << table;
+  EXPECT_NE(print_comparisons_markdown({c}).find("| resnet50:b32:fp32:nchw | 8 GiB | 64 | 70 |"), std::string::npos);
+  EXPECT_NE(csv_row_of(print_comparisons_csv({c}), 1).find(",8589934592:64:70"), std::string::npos);
+  const auto j = nlohmann::json::parse(print_comparisons_json({c}))["comparisons"][0]["cases"][0]["memory"];
+  ASSERT_EQ(j["predictions"].size(), 1u);
+  EXPECT_EQ(j["predictions"][0]["size_bytes"], 8589934592);
+  EXPECT_EQ(j["predictions"][0]["base_largest_batch"], 64);
+  EXPECT_EQ(j["predictions"][0]["other_largest_batch"], 70);
+}
+
+TEST(CompareMemory, OneSideOnlyHasNoMemorySection) {
+  for (const bool base_has : {true, false}) {
+    const Record with = memory_record("fp32", 3 * kGiB, 4 * kGiB), without = memory_record("fp32", 0, 0);
+    const Comparison c =
+        compare_runs(file_of(base_has ? with : without), file_of(base_has ? without : with), "base", "other");
+    ASSERT_EQ(c.cases.size(), 1u);
+    EXPECT_FALSE(c.cases[0].memory);
+    EXPECT_FALSE(c.has_memory());
+    EXPECT_EQ(print_comparisons_table({c}).find("memory ("), std::string::npos);
+    EXPECT_EQ(print_comparisons_markdown({c}).find("Memory ("), std::string::npos);
+    const std::string row = csv_row_of(print_comparisons_csv({c}), 1);
+    EXPECT_EQ(row.substr(row.size() - 9), ",,,,,,,,,") << row;  // the nine memory cells, empty
+    EXPECT_TRUE(nlohmann::json::parse(print_comparisons_json({c}))["comparisons"][0]["cases"][0]["memory"].is_null());
+  }
+  // An out-of-memory side measured no step to compare, even if it carried a `memory` object.
+  Record oom = memory_record("fp32", 3 * kGiB, 4 * kGiB);
+  oom.status = Status::oom;
+  EXPECT_FALSE(compare_memory(memory_record("fp32", kGiB, kGiB), oom));
+  // Files without `memory` (the fixtures) print no memory section.
+  EXPECT_EQ(print_comparisons_table({fixture_comparison()}).find("memory ("), std::string::npos);
+}
+
+TEST(CompareMemoryCli, IgnoredPrecisionComparesMemoryFromFiles) {
+  // fp32 against bf16 of the same case, read back from results files.
+  const fs::path dir = temp_dir("compare", "memory");
+  std::ofstream(dir / "fp32.json") << results_to_string(file_of(memory_record("fp32", 3 * kGiB, 4 * kGiB)));
+  std::ofstream(dir / "bf16.json") << results_to_string(file_of(memory_record("bf16", 3 * kGiB / 2, 2 * kGiB)));
+  const std::string files = (dir / "fp32.json").string() + " " + (dir / "bf16.json").string();
+  CmdResult r = run_trainbench("compare " + files + " --ignore precision", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t at = r.out.find("memory (exact bytes");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("resnet50:b32:*:nchw", at), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3.00 GiB", at), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.50 GiB", at), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0.500 smaller", at), std::string::npos) << r.out;
+  r = run_trainbench("compare " + files + " --ignore precision --format json", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)["comparisons"][0]["cases"][0]["memory"];
+  EXPECT_DOUBLE_EQ(j["footprint_peak_bytes"]["ratio"].get<double>(), 0.5);  // 2 GiB / 4 GiB
+}
+
 }  // namespace
 }  // namespace trainbench

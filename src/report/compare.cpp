@@ -25,6 +25,55 @@ const char* to_string(Verdict v) {
   return "-";
 }
 
+const char* to_string(SizeChange c) {
+  switch (c) {
+    case SizeChange::smaller:
+      return "smaller";
+    case SizeChange::larger:
+      return "larger";
+    case SizeChange::same:
+      return "same";
+  }
+  return "same";
+}
+
+SizeChange size_change(int64_t base_bytes, int64_t other_bytes) {
+  if (other_bytes < base_bytes) return SizeChange::smaller;
+  return other_bytes > base_bytes ? SizeChange::larger : SizeChange::same;
+}
+
+std::optional<MemoryComparison> compare_memory(const Record& base, const Record& other) {
+  // A failed case's memory (if any) is of a step that did not finish: not comparable.
+  if (!base.ok() || !other.ok() || !base.memory || !other.memory) return std::nullopt;
+  const MemoryInfo& b = *base.memory;
+  const MemoryInfo& o = *other.memory;
+  MemoryComparison m;
+  m.base_peak_bytes = b.peak_bytes;
+  m.other_peak_bytes = o.peak_bytes;
+  if (b.peak_bytes > 0 && o.peak_bytes > 0)
+    m.peak_ratio = static_cast<double>(o.peak_bytes) / static_cast<double>(b.peak_bytes);
+  m.peak_change = size_change(b.peak_bytes, o.peak_bytes);
+  // 0 means "not read" (docs/json-schema.md), so a footprint compares only when both sides read one.
+  if (b.footprint_peak_bytes > 0 && o.footprint_peak_bytes > 0) {
+    m.base_footprint_bytes = b.footprint_peak_bytes;
+    m.other_footprint_bytes = o.footprint_peak_bytes;
+    m.footprint_ratio = static_cast<double>(o.footprint_peak_bytes) / static_cast<double>(b.footprint_peak_bytes);
+    m.footprint_change = size_change(b.footprint_peak_bytes, o.footprint_peak_bytes);
+  }
+  for (const auto& bp : b.predictions) {
+    for (const auto& op : o.predictions) {
+      if (op.size_bytes != bp.size_bytes) continue;
+      m.predictions.push_back({bp.size_bytes, bp.largest_batch, op.largest_batch});
+      break;
+    }
+  }
+  return m;
+}
+
+bool Comparison::has_memory() const {
+  return std::any_of(cases.begin(), cases.end(), [](const CaseComparison& cc) { return cc.memory.has_value(); });
+}
+
 double relative_noise(const Record& r) {
   if (!r.ok() || !(r.step_time_s.median > 0.0)) return 0.0;
   const double noise = r.step_time_s.jitter / r.step_time_s.median;
@@ -172,6 +221,7 @@ Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const
     cc.base = r;
     cc.other = *it->second;
     cc.noise = combined_noise(relative_noise(cc.base), relative_noise(cc.other));
+    cc.memory = compare_memory(cc.base, cc.other);
     if (cc.base.ok() && cc.other.ok() && cc.base.throughput > 0.0 && cc.other.throughput > 0.0) {
       const double ratio = cc.other.throughput / cc.base.throughput;
       cc.ratio = ratio;

@@ -1,7 +1,9 @@
 // Comparing runs: join the cases of two results files, take the throughput ratio OTHER/BASE, and call
 // each case faster, slower or the same by the measured noise of both runs (docs/methodology.md,
-// "Comparing runs"). Pure functions over ResultsFile: nothing here runs a model.
+// "Comparing runs"); where both sides measured memory, set their exact bytes side by side. Pure
+// functions over ResultsFile: nothing here runs a model.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +16,32 @@ namespace trainbench {
 enum class Verdict { faster, slower, same, none };  // none: no ratio (oom or error on a side)
 const char* to_string(Verdict v);
 
+// Memory bytes are exact allocator counts, not noisy samples: they compare by exact difference.
+enum class SizeChange { smaller, larger, same };
+const char* to_string(SizeChange c);
+SizeChange size_change(int64_t base_bytes, int64_t other_bytes);
+
+// One memory size both sides predicted a largest batch for (a `memory` run's predictions).
+struct PredictionPair {
+  int64_t size_bytes = 0;
+  int64_t base_batch = 0, other_batch = 0;  // 0: not even one sample fits
+};
+
+// The `memory` objects of a joined case, when both sides are ok and carry one (docs/memory.md).
+struct MemoryComparison {
+  int64_t base_peak_bytes = 0, other_peak_bytes = 0;  // memory.peak_bytes: the exact tensor peak
+  std::optional<double> peak_ratio;                   // other / base; empty when either peak is 0
+  SizeChange peak_change = SizeChange::same;
+  // memory.footprint_peak_bytes (what a memory limit sees); empty unless both sides read it (non-zero).
+  std::optional<int64_t> base_footprint_bytes, other_footprint_bytes;
+  std::optional<double> footprint_ratio;
+  SizeChange footprint_change = SizeChange::same;
+  std::vector<PredictionPair> predictions;  // sizes both sides predicted for, in BASE's order
+};
+
+// Both sides ok with a `memory` object: their comparison; else empty (older files, oom, one side only).
+std::optional<MemoryComparison> compare_memory(const Record& base, const Record& other);
+
 // One case present in both files.
 struct CaseComparison {
   std::string key;     // the descriptor without the device (see join_key)
@@ -22,7 +50,8 @@ struct CaseComparison {
   std::optional<double> ratio;  // other.throughput / base.throughput; empty unless both are ok
   double noise = 0.0;           // the relative difference that still counts as `same`
   Verdict verdict = Verdict::none;
-  std::string note;  // why there is no ratio: "oom in OTHER", "error in BASE: ..."
+  std::string note;                        // why there is no ratio: "oom in OTHER", "error in BASE: ..."
+  std::optional<MemoryComparison> memory;  // both sides measured memory
 };
 
 struct FamilyMean {
@@ -38,6 +67,8 @@ struct Comparison {
   std::vector<CaseComparison> cases;  // in BASE's order
   std::vector<Record> only_in_base, only_in_other;
   std::vector<FamilyMean> means;  // families in a fixed order (those with ratios), then "overall"
+
+  bool has_memory() const;  // some joined case compares memory
 };
 
 // Relative noise of one case: the robust relative spread of a step, jitter / median (0 when not ok).
