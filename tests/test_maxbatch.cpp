@@ -349,8 +349,7 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 735, 7296}));
   EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 100.0);
   EXPECT_EQ(m.predictions.front().largest_batch, 9728);
-  EXPECT_NE(m.assumptions.find("batches 735, 7296 added because the line through the smaller ones"),
-            std::string::npos)
+  EXPECT_NE(m.assumptions.find("batches 735, 7296 added because the line through the smaller ones"), std::string::npos)
       << m.assumptions;
   // Batch 4 lies off that line: 24000 measured against 27200 + 100 x 4 = 27600, 15.0% of its peak; 8 is
   // on it. With four batches the printout speaks of the smaller ones.
@@ -457,8 +456,7 @@ TEST(MemoryEstimate, FewerPointsThanAskedWhenLittleTrains) {
   EXPECT_EQ(f.batches, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(e.oom_batches, std::vector<int64_t>{4});
   EXPECT_TRUE(std::isnan(f.linearity_error));
-  EXPECT_NE(print_memory(e.summary).find("only two batches trained"), std::string::npos)
-      << print_memory(e.summary);
+  EXPECT_NE(print_memory(e.summary).find("only two batches trained"), std::string::npos) << print_memory(e.summary);
 }
 
 TEST(MemoryEstimate, HalvesWhenEvenTheSmallestBatchRunsOutOfMemory) {

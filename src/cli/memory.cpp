@@ -94,12 +94,15 @@ int cmd_memory(MemoryOptions o) {
   const int64_t limit = o.measure.memory_limit.empty() ? 0 : parse_size(o.measure.memory_limit, "memory limit");
   for (const auto& c : plan) {
     std::cerr << "memory " << c.descriptor() << "\n";
-    MemoryEstimate e = estimate_memory(c, batches, sizes, o.batch, [&](const Case& trial) {
-      if (interrupted) return failed_record(trial, "interrupted");
-      Record r = run_case_isolated(trial, child, &interrupted);
-      std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
-      return r;
-    }, limit);
+    MemoryEstimate e = estimate_memory(
+        c, batches, sizes, o.batch,
+        [&](const Case& trial) {
+          if (interrupted) return failed_record(trial, "interrupted");
+          Record r = run_case_isolated(trial, child, &interrupted);
+          std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
+          return r;
+        },
+        limit);
     cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {

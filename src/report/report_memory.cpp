@@ -62,8 +62,8 @@ json memory_breakdown_model(const std::vector<ReportRun>& runs) {
     }
   }
   if (labels.empty()) return nullptr;
-  return {{"labels", labels},       {"parameters", params}, {"gradients", grads}, {"optimizer", optim},
-          {"comm_buffers", comm}, {"activations", acts},  {"other", other},      {"peak", peaks}};
+  return {{"labels", labels},     {"parameters", params}, {"gradients", grads}, {"optimizer", optim},
+          {"comm_buffers", comm}, {"activations", acts},  {"other", other},     {"peak", peaks}};
 }
 
 json memory_fit_model(const std::vector<ReportRun>& runs) {

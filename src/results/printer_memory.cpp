@@ -38,7 +38,8 @@ std::string print_memory(const Record& r) {
     row("fixed (fit)", format_bytes(m.fixed_bytes), "tensor peak at batch 0");
   } else {
     row("fixed", format_bytes(m.fixed_bytes),
-        m.comm_buffer_bytes > 0 ? "parameters + gradients + optimizer + buckets" : "parameters + gradients + optimizer");
+        m.comm_buffer_bytes > 0 ? "parameters + gradients + optimizer + buckets"
+                                : "parameters + gradients + optimizer");
   }
   row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
       m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");
@@ -73,9 +74,8 @@ std::string print_memory(const Record& r) {
   } else if (f.linear) {
     out += fmt::format("  linearity: ok ({})\n", off_the_line(f));
   } else {
-    out += fmt::format(
-        "  linearity: NOT LINEAR: {} (a workspace that grows in steps?); predictions are rough\n",
-        off_the_line(f));
+    out += fmt::format("  linearity: NOT LINEAR: {} (a workspace that grows in steps?); predictions are rough\n",
+                       off_the_line(f));
   }
   if (m.predictions.empty()) return out;
   out += fmt::format("  {:>10}  {:>14}{}\n", "memory", "largest batch",

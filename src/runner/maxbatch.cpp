@@ -79,12 +79,12 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
     return out;
   }
   bool going = attempt(std::clamp<int64_t>(predicted, fits + 1, max_batch));
-  int64_t up_step = 1;         // going up: the least step above the last batch that trained
-  int aimed_up = 0;            // aimed tries going up
-  int64_t down_step = 1;       // going down: the step below the last batch that ran out of memory
-  bool stepping_down = true;   // no batch has trained since the first ran out of memory
+  int64_t up_step = 1;                     // going up: the least step above the last batch that trained
+  int aimed_up = 0;                        // aimed tries going up
+  int64_t down_step = 1;                   // going down: the step below the last batch that ran out of memory
+  bool stepping_down = true;               // no batch has trained since the first ran out of memory
   constexpr int64_t kLongestStepDown = 2;  // then the batch that ran out was not near the limit: bisect
-  bool bisect_next = false;    // the last aimed try left more than half the bracket
+  bool bisect_next = false;                // the last aimed try left more than half the bracket
   while (going) {
     if (too_big != 0 && too_big - fits <= 1) break;  // bracketed: fits trains, fits + 1 does not
     if (too_big == 0 && fits >= max_batch) {

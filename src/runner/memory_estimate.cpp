@@ -44,16 +44,16 @@ struct Points {
 bool take_tensor_slope_if_stepped(MemoryFit& footprint, const MemoryFit& tensors) {
   if (footprint.per_sample_bytes >= tensors.per_sample_bytes) return false;
   footprint.per_sample_bytes = tensors.per_sample_bytes;
-  footprint.fixed_bytes =
-      static_cast<double>(footprint.peaks.back()) - tensors.per_sample_bytes * static_cast<double>(footprint.batches.back());
+  footprint.fixed_bytes = static_cast<double>(footprint.peaks.back()) -
+                          tensors.per_sample_bytes * static_cast<double>(footprint.batches.back());
   return true;
 }
 
 // The two lines over the measured batches not set aside (all of them when fewer than two are left).
 struct Lines {
   MemoryFit tensors, footprint;
-  bool stepped = false;      // the footprint's slope is the tensors' (take_tensor_slope_if_stepped)
-  bool aside_only = false;   // the batches set aside are all there is: the line stands on them
+  bool stepped = false;     // the footprint's slope is the tensors' (take_tensor_slope_if_stepped)
+  bool aside_only = false;  // the batches set aside are all there is: the line stands on them
 };
 
 Lines fit_lines(const Points& p, const std::vector<int64_t>& set_aside, const DeviceSpec& device) {
@@ -183,11 +183,11 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
         "batches an upper bound";
   }
   if (!hidden.empty()) {
-    m.assumptions += "; at batches " + numbers(hidden) +
-                     " the peak was batch-independent (the forward's live bytes "
-                     "grew faster than it: the activations had not yet reached it), so " +
-                     (lines.aside_only
-                          ? std::string("the line through them is too flat (the larger batches measured after "
+    m.assumptions +=
+        "; at batches " + numbers(hidden) +
+        " the peak was batch-independent (the forward's live bytes "
+        "grew faster than it: the activations had not yet reached it), so " +
+        (lines.aside_only ? std::string("the line through them is too flat (the larger batches measured after "
                                         "them did not train): the predicted batches are an upper bound")
                           : "the line stands on the larger batches measured after them");
   }
@@ -212,8 +212,9 @@ int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes) {
   std::vector<std::pair<int64_t, const MemoryInfo*>> trained;
   for (const auto& r : tries) {
     if (r.status != Status::ok || !r.memory || r.memory->footprint_peak_bytes <= 0) continue;
-    trained.erase(std::remove_if(trained.begin(), trained.end(), [&](const auto& t) { return t.first == r.batch_size; }),
-                  trained.end());
+    trained.erase(
+        std::remove_if(trained.begin(), trained.end(), [&](const auto& t) { return t.first == r.batch_size; }),
+        trained.end());
     trained.emplace_back(r.batch_size, &*r.memory);
   }
   if (trained.size() < 2) return 0;
