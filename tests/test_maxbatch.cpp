@@ -483,18 +483,29 @@ TEST(MemoryEstimate, OneBatchThatTrainsIsNoFitAndSaysSo) {
   EXPECT_NE(n.failure.find("not even batch 1 trains"), std::string::npos) << n.failure;
 }
 
+// `trainbench maxbatch ARGS -o FILE` in a fresh directory (removed after): what it printed, its exit
+// code and the results file it wrote (empty when it failed).
+struct MaxBatchRun {
+  test::CmdResult cmd;
+  ResultsFile results;
+};
+MaxBatchRun run_maxbatch(const std::string& tag, const std::string& args) {
+  const std::filesystem::path dir = test::temp_dir("maxbatch", tag);
+  const std::filesystem::path out = dir / "mb.json";
+  MaxBatchRun r;
+  r.cmd = test::run_trainbench("maxbatch " + args + " -o " + out.string(), dir);
+  if (r.cmd.code == 0) r.results = read_results(out.string());
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
 // The real thing: each try in its own child under a memory limit; b trains and b+1 (<= 2b) does not.
 TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
-  namespace fs = std::filesystem;
-  const fs::path dir = test::temp_dir("maxbatch", "limit");
-  const fs::path out = dir / "mb.json";
-  const test::CmdResult run = test::run_trainbench(
-      "maxbatch --no-predict --model mobilenet_v2 --device cpu --memory-limit 700M"
-      " --warmup 1 --min-steps 1 --min-time 0 --max-time 1 -o " +
-          out.string(),
-      dir);
-  ASSERT_EQ(run.code, 0) << run.err;
-  const ResultsFile f = read_results(out.string());
+  const MaxBatchRun run = run_maxbatch("limit",
+                                       "--no-predict --model mobilenet_v2 --device cpu --memory-limit 700M"
+                                       " --warmup 1 --min-steps 1 --min-time 0 --max-time 1");
+  ASSERT_EQ(run.cmd.code, 0) << run.cmd.err;
+  const ResultsFile& f = run.results;
   int64_t largest_ok = 0;
   for (const auto& r : f.benchmarks) {
     ASSERT_NE(r.status, Status::error) << r.name << ": " << r.error;
@@ -509,8 +520,6 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
     if (r.status == Status::oom && r.batch_size == largest_ok + 1) next_one_ran_out = true;
   }
   EXPECT_TRUE(next_one_ran_out) << "b+1 (so also 2b) must have been tried and run out of memory";
-
-  fs::remove_all(dir);
 }
 
 // maxbatch from the prediction under a limit its fit batches (4, 8) do not both fit in: a tiny convnet
@@ -519,16 +528,12 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
 // smaller batches, the search stays below every batch that ran out of memory, and the answer b
 // trains while b + 1 was tried and did not. No batch is tried twice.
 TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
-  namespace fs = std::filesystem;
-  const fs::path dir = test::temp_dir("maxbatch", "small");
-  const fs::path out = dir / "mb.json";
-  const test::CmdResult run = test::run_trainbench(
-      "maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
-      " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-          out.string(),
-      dir);
-  ASSERT_EQ(run.code, 0) << run.err;
-  const ResultsFile f = read_results(out.string());
+  const MaxBatchRun run =
+      run_maxbatch("small",
+                   "--model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
+                   " --memory-limit 450M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100");
+  ASSERT_EQ(run.cmd.code, 0) << run.cmd.err;
+  const ResultsFile& f = run.results;
   int64_t largest_ok = 0, smallest_oom = 0;
   std::vector<int64_t> tried;
   bool predicted = false;
@@ -553,7 +558,6 @@ TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
   EXPECT_EQ(smallest_oom, largest_ok + 1);
   std::sort(tried.begin(), tried.end());
   EXPECT_EQ(std::adjacent_find(tried.begin(), tried.end()), tried.end()) << "a batch tried twice";
-  fs::remove_all(dir);
 }
 
 // Under a limit that only batch 1 fits in (the tiny convnet above, whose batch 2 asks the heap for
@@ -561,24 +565,19 @@ TEST(MaxBatch, FromThePredictionUnderALimitTheFitBatchesDoNotFit) {
 // own tries (4 and 2 run out, 1 trains) settle the answer: 1, and no batch is tried twice (the search
 // does not start over from batch 1).
 TEST(MaxBatch, FromThePredictionWhenTheFitsTriesBracketTheAnswerNoneIsTriedTwice) {
-  namespace fs = std::filesystem;
-  const fs::path dir = test::temp_dir("maxbatch", "none");
-  const fs::path out = dir / "mb.json";
-  const test::CmdResult run = test::run_trainbench(
-      "maxbatch --model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
-      " --memory-limit 40M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-          out.string(),
-      dir);
-  ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_NE(run.out.find("largest batch that trains: 1 "), std::string::npos) << run.out;
-  const ResultsFile f = read_results(out.string());
+  const MaxBatchRun run =
+      run_maxbatch("none",
+                   "--model convnet --set channels=32 --set depth=2 --set image=224 --device cpu"
+                   " --memory-limit 40M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100");
+  ASSERT_EQ(run.cmd.code, 0) << run.cmd.err;
+  EXPECT_NE(run.cmd.out.find("largest batch that trains: 1 "), std::string::npos) << run.cmd.out;
+  const ResultsFile& f = run.results;
   std::vector<int64_t> tried;
   for (const auto& r : f.benchmarks) {
     EXPECT_EQ(r.status, r.batch_size == 1 ? Status::ok : Status::oom) << r.name << ": " << r.error;
     tried.push_back(r.batch_size);
   }
   EXPECT_EQ(tried, (std::vector<int64_t>{4, 2, 1}));
-  fs::remove_all(dir);
 }
 
 }  // namespace

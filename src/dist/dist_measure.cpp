@@ -135,7 +135,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     for (auto& b : w->model_buffers()) state.push_back(b);
     broadcast_from_rank0(*comm, state);
     reducer = std::make_unique<GradientAllreducer>(comm, w->trainable_parameters(), bucket_bytes);
-    meter->after_comm_setup();
+    meter->add_comm_buffers(reducer->bucket_bytes());
     w->set_gradient_sync(reducer.get());
 
     RankAgreement agreement(*comm, dev);

@@ -27,6 +27,12 @@ void broadcast_from_rank0(Comm& comm, const std::vector<torch::Tensor>& tensors)
   }
 }
 
+int64_t GradientAllreducer::bucket_bytes() const {
+  int64_t bytes = 0;
+  for (const auto& b : buckets_) bytes += static_cast<int64_t>(b.flat.nbytes());
+  return bytes;
+}
+
 GradientAllreducer::GradientAllreducer(CommPtr comm, std::vector<torch::Tensor> params, int64_t bucket_bytes)
     : comm_(std::move(comm)), params_(std::move(params)), slot_(params_.size()), arrived_(params_.size(), 0) {
   // Reverse order: the gradients of the last layers arrive first, so the first bucket fills first.

@@ -33,6 +33,9 @@ class GradientAllreducer final : public GradientSync {
   void after_backward() override;
 
   size_t bucket_count() const { return buckets_.size(); }
+  // Bytes of the buckets' storage: every gradient once more, flattened (the memory breakdown's
+  // comm_buffer_bytes).
+  int64_t bucket_bytes() const;
   // Seconds the last after_backward took: waiting for all-reduces still running, and the copy back.
   double last_exposed_s() const { return last_exposed_s_; }
   // Seconds of the last step during which at least one all-reduce was in flight (launch to completion,

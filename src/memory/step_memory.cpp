@@ -30,10 +30,7 @@ void StepMemoryMeter::after_build(Workload& w) {
   w.set_phase_observer([this](StepPhase p) { on_phase(p); });
 }
 
-void StepMemoryMeter::after_comm_setup() {
-  if (after_build_ < 0) return;
-  comm_bytes_ = std::max<int64_t>(0, probe_.current_bytes() - after_build_);
-}
+void StepMemoryMeter::add_comm_buffers(int64_t bytes) { comm_bytes_ += std::max<int64_t>(0, bytes); }
 
 void StepMemoryMeter::on_phase(StepPhase phase) {
   if (after_optimizer_ >= 0) return;  // only the first step's phases

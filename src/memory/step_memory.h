@@ -27,9 +27,11 @@ class StepMemoryMeter {
   // Right after building `w`: reads its bytes and watches the phases of its first training step. The
   // meter must outlive `w` (the observer stays attached; after the first step it only returns).
   void after_build(Workload& w);
-  // Data-parallel cases, after the gradient all-reduce is set up (before the first step): what it
-  // allocated (its buckets) is comm_buffer_bytes, and the phases count from there.
-  void after_comm_setup();
+  // Data-parallel cases, before the first step: the gradient all-reduce's buckets (`bytes`, their
+  // storage) are comm_buffer_bytes, and the phases count from the build plus them. Their size, not a
+  // reading of the allocator: the set-up's broadcast frees its temporaries on the communication
+  // library's threads, perhaps after the set-up returns.
+  void add_comm_buffers(int64_t bytes);
   // After the last step (or a failure): the breakdown. Phases not reached are 0.
   MemoryInfo finish(int64_t batch) const;
 
@@ -40,7 +42,7 @@ class StepMemoryMeter {
   int64_t before_build_ = 0;
   int64_t after_build_ = -1;    // -1: the build did not finish
   int64_t model_bytes_ = 0;     // parameters and buffers
-  int64_t comm_bytes_ = 0;      // the all-reduce's buckets (after_comm_setup)
+  int64_t comm_bytes_ = 0;      // the all-reduce's buckets (add_comm_buffers)
   int64_t after_forward_ = -1;  // -1: no training step reached that phase
   int64_t after_backward_ = -1;
   int64_t after_optimizer_ = -1;
