@@ -28,15 +28,17 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 // (runner/memory_estimate.h): the line through the footprints of the latest batches that trained.
 using AimFn = std::function<int64_t(const std::vector<Record>& tries)>;
 
-// The same search started from a prediction: tries `predicted`, then each next batch where `aim` puts
-// it (inside the bracket), or without an aim, steps away from it by 1, 2, 4, ... (up when it trained,
-// down when it ran out of memory) until the limit is bracketed, and bisects the bracket. Aimed tries
-// are kept from crawling: going up, after two aimed tries that trained, each next one is at least 1, 2,
-// 4, ... above the last; going down, an aimed try that did not halve the bracket is followed by a
-// bisection, and where the aim says nothing inside the bracket, the search steps down from the batch
-// that ran out by 1, then 2 (an aimed batch that runs out is usually just above the limit) until one
-// trains, and bisects. `known_fits` is a batch already known to train (0: none): the search never goes below it.
-// An exact prediction costs two tries (predicted trains, predicted + 1 does not).
+// The same search started from a prediction: tries `predicted`; then, until the limit is bracketed
+// (a batch that trains, the next one does not):
+// - going up (nothing has run out of memory yet): where `aim` puts the limit, at least 1 above the
+//   last batch that trained, and from the second aimed try on at least 2, 4, 8, ... above it, so a
+//   line that keeps aiming short cannot crawl (without an aim: 1, 2, 4, ... above it);
+// - once a batch ran out: where `aim` puts the limit when that is inside the bracket (an aimed try
+//   that does not halve the bracket is followed by a bisection); otherwise, until a batch trains, 1
+//   and then 2 below the smallest that ran out (a batch aimed near the limit that runs out is usually
+//   just above it); otherwise a bisection.
+// `known_fits` is a batch already known to train (0: none): the search never goes below it. An exact
+// prediction costs two tries (predicted trains, predicted + 1 does not).
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
                                    const std::function<Record(const Case&)>& run_one, const AimFn& aim = {});
 
