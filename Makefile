@@ -1,29 +1,42 @@
-# trainbench front door: `make run` (install, build, quick suite) and `make test`.
-BUILD ?= build
+# trainbench front door: `make run` (install, build the program, quick suite) and `make test`.
+# TORCH=auto|debian|pip chooses the LibTorch (scripts/torch-select.sh): auto takes an installed Python
+# torch >= 2.0 and otherwise Debian's libtorch-dev 1.13; pip installs the pinned torch 2.11 into a venv
+# outside the clone, reused by every clone on the machine. Each choice builds in its own folder.
+TORCH ?= auto
+TORCH_KIND := $(shell ./scripts/torch-select.sh kind $(TORCH))
+BUILD ?= build/$(TORCH_KIND)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 SUITE ?= quick
 
-.PHONY: setup configure build run test bench clean
+.PHONY: setup configure build build-program run test bench clean
 
 setup:
-	./scripts/setup-deps.sh
+	TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
+	./scripts/torch-select.sh install $(TORCH)
 
 configure: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $$(./scripts/torch-select.sh cmake-args $(TORCH_KIND)) $(CMAKE_FLAGS)
 
-build: configure
+# build/trainbench: the program of the latest build, whichever LibTorch it used.
+build-program: configure
+	cmake --build $(BUILD) -j $(JOBS) --target trainbench
+	@if [ "$(abspath $(BUILD))" != "$(abspath build)" ]; then ln -sfn "$(abspath $(BUILD))/trainbench" build/trainbench; fi
+
+build: build-program
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
-	$(BUILD)/trainbench run --suite $(SUITE) --report results/report.html
+# The device's ceilings once (cached): the first table's %peak column is filled, not dashes.
+run: build-program
+	build/trainbench peak --if-missing
+	build/trainbench run --suite $(SUITE) --report results/report.html
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-bench: build
-	TRAINBENCH_WITH_PYTHON=1 ./scripts/setup-deps.sh
-	/usr/bin/python3 bench/vs_pytorch.py --build $(BUILD)
+bench: build-program
+	TRAINBENCH_WITH_PYTHON=1 TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
+	py=$$(./scripts/torch-select.sh python $(TORCH_KIND)) && $$py bench/vs_pytorch.py --build $(BUILD) --python $$py
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf build

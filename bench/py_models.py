@@ -43,10 +43,12 @@ class BertEmbeddings(nn.Module):
 class BertSelfAttention(nn.Module):
     """Q, K, V and output linears with bias; softmax(q k^T / sqrt(d)) v with dropout on the probabilities."""
 
-    def __init__(self, hidden, heads, dropout=0.1):
+    def __init__(self, hidden, heads, dropout=0.1, attention="math"):
         super().__init__()
         assert hidden % heads == 0, f"heads {heads} must divide hidden {hidden}"
+        assert attention in ("math", "sdpa"), attention
         self.heads = heads
+        self.attention = attention
         self.query = nn.Linear(hidden, hidden)
         self.key = nn.Linear(hidden, hidden)
         self.value = nn.Linear(hidden, hidden)
@@ -61,18 +63,27 @@ class BertSelfAttention(nn.Module):
             return y.view(n, t, self.heads, d).transpose(1, 2)
 
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d)
-        probs = self.dropout(torch.softmax(scores, -1))
-        context = torch.matmul(probs, v).transpose(1, 2).reshape(n, t, h)
-        return self.output(context)
+        return self.output(attend(q, k, v, self.dropout, self.attention, causal=False).transpose(1, 2).reshape(n, t, h))
+
+
+def attend(q, k, v, dropout, attention, causal):
+    """trainbench's models/attention.cpp: sdpa (scaled_dot_product_attention) or math (explicit)."""
+    if attention == "sdpa":
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout.p if dropout.training else 0.0,
+                                              is_causal=causal)
+    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    if causal:
+        t = q.size(-2)
+        scores = scores.masked_fill(torch.ones(t, t, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
+    return torch.matmul(dropout(torch.softmax(scores, -1)), v)
 
 
 class BertLayer(nn.Module):
     """Post-LN: attention, dropout, residual + LayerNorm; dense -> GELU -> dense, dropout, residual + LayerNorm."""
 
-    def __init__(self, hidden, heads, ffn, eps=1e-12, dropout=0.1):
+    def __init__(self, hidden, heads, ffn, eps=1e-12, dropout=0.1, attention="math"):
         super().__init__()
-        self.attention = BertSelfAttention(hidden, heads, dropout)
+        self.attention = BertSelfAttention(hidden, heads, dropout, attention)
         self.attention_norm = nn.LayerNorm(hidden, eps=eps)
         self.intermediate = nn.Linear(hidden, ffn)
         self.output = nn.Linear(ffn, hidden)
@@ -86,11 +97,12 @@ class BertLayer(nn.Module):
 
 
 class BertForPreTraining(nn.Module):
-    def __init__(self, layers, hidden, heads, vocab, max_pos, eps=1e-12, dropout=0.1):
+    def __init__(self, layers, hidden, heads, vocab, max_pos, eps=1e-12, dropout=0.1, attention="math"):
         super().__init__()
         self.vocab = vocab
         self.embeddings = BertEmbeddings(vocab, hidden, max_pos, eps=eps, dropout=dropout)
-        self.encoder = nn.ModuleList([BertLayer(hidden, heads, 4 * hidden, eps, dropout) for _ in range(layers)])
+        self.encoder = nn.ModuleList([BertLayer(hidden, heads, 4 * hidden, eps, dropout, attention)
+                                      for _ in range(layers)])
         self.pooler = nn.Linear(hidden, hidden)
         # Masked-LM head (BertLMPredictionHead): transform, then a decoder tied to the word embedding.
         self.transform = nn.Linear(hidden, hidden)
@@ -151,16 +163,81 @@ def unique_parameter_count(model):
     return sum(p.numel() for p in {id(p): p for p in model.parameters()}.values())
 
 
-def bert_pretraining(layers=12, hidden=768, heads=12, vocab=30522, max_pos=512, seq=200):
+def bert_pretraining(layers=12, hidden=768, heads=12, vocab=30522, max_pos=512, seq=200, attention="math"):
     """BertForPreTraining as trainbench's `bert` (head=pretraining) builds it. `model.seq` is the
     sequence length its synthetic batches use: model.loss(*model.synthetic_batch(batch, model.seq))."""
     if seq > max_pos:
         raise ValueError(f"seq {seq} exceeds max_pos {max_pos}")
-    model = BertForPreTraining(layers, hidden, heads, vocab, max_pos)
+    model = BertForPreTraining(layers, hidden, heads, vocab, max_pos, attention=attention)
     model.seq = seq
     expected = bert_parameter_count(layers, hidden, vocab, max_pos)
     got = unique_parameter_count(model)
     assert got == expected, f"BertForPreTraining has {got} parameters, its shapes give {expected}"
+    return model
+
+
+# ---- GPT-2 ----------------------------------------------------------------------------------------
+
+class GptBlock(nn.Module):
+    """Pre-LN: x + attn(ln_1(x)), then x + mlp(ln_2(x)); c_attn H -> 3H, MLP 4H with tanh-GELU."""
+
+    def __init__(self, hidden, heads, dropout, attention):
+        super().__init__()
+        self.heads, self.attention = heads, attention
+        self.ln_1 = nn.LayerNorm(hidden, eps=1e-5)
+        self.c_attn = nn.Linear(hidden, 3 * hidden)
+        self.attn_proj = nn.Linear(hidden, hidden)
+        self.ln_2 = nn.LayerNorm(hidden, eps=1e-5)
+        self.c_fc = nn.Linear(hidden, 4 * hidden)
+        self.mlp_proj = nn.Linear(4 * hidden, hidden)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        n, t, h = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(h, dim=2)
+        q, k, v = (y.view(n, t, self.heads, h // self.heads).transpose(1, 2) for y in (q, k, v))
+        a = attend(q, k, v, self.dropout, self.attention, causal=True).transpose(1, 2).reshape(n, t, h)
+        x = x + self.dropout(self.attn_proj(a))
+        return x + self.dropout(self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")))
+
+
+class Gpt(nn.Module):
+    """GPT-2 as trainbench's `gpt` builds it: learned positions, pre-LN blocks, final LayerNorm, LM head
+    tied to the token embedding; next-token cross-entropy on random tokens."""
+
+    def __init__(self, layers, hidden, heads, vocab, max_pos, dropout=0.0, attention="math"):
+        super().__init__()
+        self.vocab = vocab
+        self.wte = nn.Embedding(vocab, hidden)
+        self.wpe = nn.Embedding(max_pos, hidden)
+        self.blocks = nn.ModuleList([GptBlock(hidden, heads, dropout, attention) for _ in range(layers)])
+        self.ln_f = nn.LayerNorm(hidden, eps=1e-5)
+        self.dropout = nn.Dropout(dropout)
+        self.apply(BertForPreTraining._init)  # N(0, 0.02) weights, zero biases, as GPT-2's
+
+    def forward(self, ids):
+        x = self.dropout(self.wte(ids) + self.wpe(torch.arange(ids.size(1), device=ids.device)))
+        for block in self.blocks:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.wte.weight)
+
+    def synthetic_batch(self, batch, seq, device="cpu"):
+        tokens = torch.randint(0, self.vocab, (batch, seq + 1), device=device)
+        return tokens[:, :-1].contiguous(), tokens[:, 1:].reshape(-1)
+
+    def loss(self, ids, targets):
+        return F.cross_entropy(self(ids).reshape(-1, self.vocab), targets)
+
+
+def gpt(layers=12, hidden=768, heads=0, vocab=50257, max_pos=1024, seq=1024, attention="math"):
+    """trainbench's `gpt` with its --set values (heads 0: hidden / 64); checks GPT-2's parameter count
+    from the shapes: wte V·H + wpe P·H + L (12 H² + 13 H) + final LayerNorm 2H."""
+    heads = heads or hidden // 64
+    model = Gpt(layers, hidden, heads, vocab, max_pos, attention=attention)
+    model.seq = seq
+    expected = vocab * hidden + max_pos * hidden + layers * (12 * hidden * hidden + 13 * hidden) + 2 * hidden
+    got = unique_parameter_count(model)
+    assert got == expected, f"Gpt has {got} parameters, its shapes give {expected}"
     return model
 
 

@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""trainbench against an equivalent PyTorch eager loop on the same LibTorch (Debian python3-torch).
+"""trainbench against an equivalent PyTorch eager loop on the same LibTorch: Debian's python3-torch for a
+build against libtorch-dev 1.13, the venv's torch for a build against pip torch 2.x (--python; `make
+bench` passes the one that matches the build).
 
 Fair by construction: the same architecture (torchvision's CNNs; for bilstm and bert the models in
 bench/py_models.py, built to trainbench's exact shapes and parameter counts), batch, threads, loss,
@@ -15,7 +17,11 @@ system), ROUNDS rounds, so drift hits every side alike; each side's best median 
 ratio is trainbench throughput / PyTorch throughput. The harness column is the share of trainbench's
 case wall time (child start to record) spent outside the warm-up and timed steps.
 
-Usage: bench/vs_pytorch.py [--build build] [--workloads resnet50,bilstm_b8,...] [--threads N] [--rounds R]
+bert and gpt name their attention kernel on both sides: sdpa (scaled_dot_product_attention, 2.x only)
+or math; `*_sdpa` workloads are skipped, with a line, on a 1.13 pair.
+
+Usage: bench/vs_pytorch.py [--build build/pip] [--python PY] [--workloads resnet50,bilstm_b8,...] [--threads N]
+                           [--rounds R]
 """
 import argparse
 import json
@@ -34,7 +40,11 @@ WORKLOADS = {
     "mobilenet_v2_nhwc": ("mobilenet_v2", {}, 16, "nhwc", "sgd"),
     "bilstm_b8": ("bilstm", {}, 8, "nchw", "sgd"),
     "bilstm_b64": ("bilstm", {}, 64, "nchw", "sgd"),
-    "bert_s128_b4": ("bert", {"seq": "128"}, 4, "nchw", "adamw"),
+    "bert_s128_b4": ("bert", {"seq": "128", "attention": "math"}, 4, "nchw", "adamw"),
+    "bert_s128_b4_sdpa": ("bert", {"seq": "128", "attention": "sdpa"}, 4, "nchw", "adamw"),
+    # CPU-sized GPT-2: 4 blocks of width 768, seq 256.
+    "gpt_l4_s256_b4": ("gpt", {"layers": "4", "seq": "256", "attention": "math"}, 4, "nchw", "adamw"),
+    "gpt_l4_s256_b4_sdpa": ("gpt", {"layers": "4", "seq": "256", "attention": "sdpa"}, 4, "nchw", "adamw"),
 }
 DEFAULT = "resnet50,mobilenet_v2,mobilenet_v2_nhwc,bilstm_b8,bilstm_b64,bert_s128_b4"
 
@@ -63,9 +73,9 @@ def run_trainbench(exe, workload, threads, warmup, steps, system_allocator):
     return b
 
 
-def run_pytorch(workload, threads, warmup, steps, tuned):
+def run_pytorch(python, workload, threads, warmup, steps, tuned):
     model, params, batch, layout, optimizer = WORKLOADS[workload]
-    cmd = ["/usr/bin/python3", os.path.join(HERE, "pytorch_loop.py"), "--model", model, "--batch", str(batch),
+    cmd = [python, os.path.join(HERE, "pytorch_loop.py"), "--model", model, "--batch", str(batch),
            "--threads", str(threads), "--warmup", str(warmup), "--steps", str(steps), "--layout", layout,
            "--optimizer", optimizer]
     for k, v in params.items():
@@ -80,6 +90,7 @@ def run_pytorch(workload, threads, warmup, steps, tuned):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    p.add_argument("--python", default="/usr/bin/python3", help="the Python whose torch matches the build")
     p.add_argument("--workloads", default=DEFAULT, help="comma list of: " + ",".join(WORKLOADS))
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--warmup", type=int, default=3)
@@ -92,6 +103,12 @@ def main():
         if n not in WORKLOADS:
             print(f"vs_pytorch: unknown workload '{n}' (one of {', '.join(WORKLOADS)})", file=sys.stderr)
             return 2
+    torch_major = int(subprocess.run([a.python, "-c", "import torch; print(torch.__version__.split('.')[0])"],
+                                     check=True, stdout=subprocess.PIPE, text=True).stdout.strip())
+    if torch_major < 2:
+        for n in [n for n in names if n.endswith("_sdpa")]:
+            print(f"vs_pytorch: {n} skipped: sdpa needs torch 2.0 or later", file=sys.stderr)
+            names.remove(n)
 
     print(f"{a.threads} threads, {a.warmup} warm-up + {a.steps} timed steps, best of {a.rounds} alternating rounds; "
           "ratio = trainbench / PyTorch eager throughput")
@@ -108,7 +125,7 @@ def main():
                 med[("tb", tuned)].append(b["step_time_s"]["median"])
                 stepped = sum(b["samples_s"]) + b.get("warmup_time_s", 0.0)
                 harness.append(100.0 * (b["wall_time_s"] - stepped) / b["wall_time_s"])
-                py = run_pytorch(name, a.threads, a.warmup, a.steps, tuned)
+                py = run_pytorch(a.python, name, a.threads, a.warmup, a.steps, tuned)
                 med[("py", tuned)].append(statistics.median(py["samples_s"]))
         thr = {k: batch / min(v) for k, v in med.items()}
         r_t = thr[("tb", True)] / thr[("py", True)]

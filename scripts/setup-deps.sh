@@ -13,8 +13,15 @@ packages=(
   libpng-dev              # --data: PNG files in image folders
   libjs-chart.js chromium  # the HTML report inlines Chart.js; its test opens the page in headless Chromium
 )
-# `make bench` compares against PyTorch eager on the same LibTorch.
-if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ]; then packages+=(python3-torch python3-torchvision python3-pil); fi
+torch=${TRAINBENCH_TORCH:-debian}   # debian | pip (scripts/torch-select.sh)
+# TORCH=pip: a venv for the pinned PyPI torch (scripts/torch-select.sh installs it).
+if [ "$torch" = pip ]; then packages+=(python3 python3-venv); fi
+# `make bench` compares against PyTorch eager on the same LibTorch: Debian's python3-torch for 1.13;
+# for pip, torchvision and Pillow come from PyPI into the same venv, at the version matching its torch.
+if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ] && [ "$torch" = debian ]; then
+  packages+=(python3-torch python3-torchvision python3-pil)
+fi
+packages+=(ccache)  # a rebuild of unchanged sources (a fresh clone, CI) compiles nothing again
 
 missing=()
 for p in "${packages[@]}"; do
@@ -37,3 +44,13 @@ case "$blas" in
   *openblas*) ;;
   *) echo "setup: warning: libblas.so.3 resolves to '${blas:-nothing}', not OpenBLAS; results will be slow" >&2 ;;
 esac
+
+if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ] && [ "$torch" = pip ]; then
+  py=$("$(dirname "$0")/torch-select.sh" python pip)
+  # torchvision's release that pairs with the venv's torch (2.x.y pairs with 0.(x+15).y).
+  tv=$("$py" -c 'import torch; M, m, p = torch.__version__.split("+")[0].split(".")[:3]; print(f"0.{int(m) + 15}.{p}")')
+  if ! "$py" -c "import torchvision, PIL, numpy" > /dev/null 2>&1; then
+    echo "setup: installing torchvision==$tv pillow numpy into $(dirname "$(dirname "$py")")"
+    "$py" -m pip install --quiet "torchvision==$tv" pillow numpy
+  fi
+fi

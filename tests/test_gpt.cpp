@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "models/attention.h"
+#include "models/bert.h"
 #include "models/checkpoint.h"
 #include "models/gpt.h"
 #include "workloads/registry.h"
@@ -252,11 +253,79 @@ TEST(Attention, SdpaMatchesMath) {
     EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-5)) << causal;
   }
 }
+
+// A whole tiny model trained one backward with each kernel, from the same weights and batch, dropout
+// off: the same loss and the same gradient for every parameter, to fp32 rounding. `loss_of` runs the
+// model's forward and returns a scalar loss.
+template <class Model, class Options, class LossFn>
+void expect_kernels_train_alike(const Options& options, LossFn loss_of) {
+  torch::manual_seed(21);
+  Model math(Options(options).attention(models::AttentionKernel::math));
+  Model sdpa(Options(options).attention(models::AttentionKernel::sdpa));
+  {
+    torch::NoGradGuard no_grad;
+    auto src = math->parameters();
+    auto dst = sdpa->parameters();
+    ASSERT_EQ(src.size(), dst.size());
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+  const auto a_loss = loss_of(math);
+  const auto b_loss = loss_of(sdpa);
+  a_loss.backward();
+  b_loss.backward();
+  EXPECT_NEAR(a_loss.template item<double>(), b_loss.template item<double>(),
+              1e-5 * std::fabs(a_loss.template item<double>()));
+  const auto a = math->named_parameters();
+  const auto b = sdpa->named_parameters();
+  int compared = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].value().grad().defined()) continue;  // e.g. an unused pooler
+    ASSERT_TRUE(b[i].value().grad().defined()) << b[i].key();
+    EXPECT_TRUE(torch::allclose(a[i].value().grad(), b[i].value().grad(), 1e-4, 1e-6)) << a[i].key();
+    ++compared;
+  }
+  EXPECT_GT(compared, 10);
+}
+
+TEST(Attention, SdpaAndMathTrainTinyGptAlike) {
+  const auto ids = torch::randint(0, 30, {2, 8}, torch::kLong);
+  const auto targets = torch::randint(0, 30, {16}, torch::kLong);
+  expect_kernels_train_alike<models::Gpt>(
+      models::GptOptions().vocab(30).max_pos(8).hidden(16).layers(2).heads(2).dropout(0.0), [&](models::Gpt& m) {
+        return torch::nn::functional::cross_entropy(m->forward(ids).reshape({-1, 30}), targets);
+      });
+}
+
+TEST(Attention, SdpaAndMathTrainTinyBertAlike) {
+  const auto ids = torch::randint(0, 40, {3, 7}, torch::kLong);
+  const auto segments = torch::randint(0, 2, {3, 7}, torch::kLong);
+  const auto targets = torch::randint(0, 40, {21}, torch::kLong);
+  const auto next = torch::randint(0, 2, {3}, torch::kLong);
+  expect_kernels_train_alike<models::BertForPreTraining>(
+      models::BertOptions().vocab(40).max_pos(16).hidden(16).layers(2).heads(4).dropout(0.0),
+      [&](models::BertForPreTraining& m) {
+        const auto [mlm, nsp] = m->forward(ids, segments);
+        return torch::nn::functional::cross_entropy(mlm.reshape({-1, 40}), targets) +
+               torch::nn::functional::cross_entropy(nsp, next);
+      });
+}
+
+// bert and gpt default to sdpa where the build has it: what training on LibTorch 2.x runs.
+TEST(Attention, SdpaIsTheDefaultOn2) {
+  EXPECT_STREQ(models::default_attention_kernel(), "sdpa");
+  for (const char* model : {"gpt", "bert"}) {
+    const WorkloadInfo* w = find_workload(model);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(effective_params(*w, {}).at("attention"), "sdpa") << model;
+  }
+}
 #else
-// LibTorch 1.13 has no scaled_dot_product_attention: asking for it is refused by the parameter check
+// LibTorch 1.13 has no scaled_dot_product_attention (the tests that compare it with math run on 2.x
+// builds only): asking for it is refused by the parameter check
 // (so the plan exits 2 before anything runs), naming the version.
 TEST(Attention, SdpaIsRefusedBefore2) {
   EXPECT_EQ(models::available_attention_kernels(), std::vector<std::string>{"math"});
+  EXPECT_STREQ(models::default_attention_kernel(), "math");
   for (const char* model : {"gpt", "bert"}) {
     const WorkloadInfo* w = find_workload(model);
     ASSERT_NE(w, nullptr);

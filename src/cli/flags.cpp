@@ -187,6 +187,8 @@ Command add_peak(CLI::App& app) {
   sub->add_option("--gemm-size", o->gemm_size, "M = N = K of the GEMMs (default 2048 on CPU, 8192 on GPUs)")
       ->check(rule(kGemmSize));
   sub->add_option("--output,-o", o->output, "Also write the ceilings as a results file");
+  sub->add_flag("--if-missing", o->if_missing,
+                "Measure only when the cache has no entry for this device, thread count and LibTorch (make run)");
   return {sub, [o] { return cmd_peak(*o); }};
 }
 

@@ -22,6 +22,12 @@ int cmd_peak(const PeakOptions& o) {
   if (!o.output.empty()) check_writable(o.output);
   const int threads = prepare_in_process(device, o.threads, true);
   Context context = collect_context(threads, device.str());
+  if (o.if_missing && o.output.empty() &&
+      find_cached_peak(device.str(), context.device_name, threads, context.libtorch_version)) {
+    std::cerr << "peak: already measured for " << device.str() << " with " << threads << " threads (" << peak_cache_path()
+              << ")\n";
+    return kExitOk;
+  }
   std::cerr << fmt::format("measuring the ceilings of {} ({}) with {} threads...\n", device.str(), context.device_name,
                            threads);
   const PeakInfo p = measure_peak(s, context.device_name, threads);

@@ -22,6 +22,7 @@
 
 #if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
 #include <ATen/cuda/CUDAContext.h>
+#include <torch/csrc/cuda/nccl.h>
 #endif
 
 #include "core/device.h"
@@ -36,6 +37,19 @@ std::optional<std::string> version_after(const std::string& text, const std::str
   std::smatch m;
   if (std::regex_search(text, m, re)) return m[1].str();
   return std::nullopt;
+}
+
+std::optional<std::string> build_setting(const std::string& show_config, const std::string& key) {
+  const std::regex re("[ ,]" + key + "=([^,\\s]+)");
+  std::smatch m;
+  if (std::regex_search(show_config, m, re)) return m[1].str();
+  return std::nullopt;
+}
+
+std::string nccl_version_from_code(uint64_t code) {
+  const uint64_t major_unit = code >= 20900 ? 10000 : 1000;
+  return std::to_string(code / major_unit) + "." + std::to_string(code % major_unit / 100) + "." +
+         std::to_string(code % 100);
 }
 
 std::optional<std::string> gpu_runtime_from_config(const std::string& show_config) {
@@ -217,7 +231,13 @@ SystemInfo collect_system_info(const std::string& device) {
   }
   const std::string config = at::show_config();
   c.onednn_version = detail::onednn_version_from_config(config);
-  c.cudnn_version = detail::version_after(config, "CuDNN");  // only in GPU builds' config
+  c.cuda_build_version = detail::build_setting(config, "CUDA_VERSION");
+  // 2.x names it in the build settings; 1.x's GPU builds in a "CuDNN 8.9.2" line.
+  c.cudnn_version = detail::build_setting(config, "CUDNN_VERSION");
+  if (!c.cudnn_version) c.cudnn_version = detail::version_after(config, "CuDNN");
+#if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
+  c.nccl_version = detail::nccl_version_from_code(torch::cuda::nccl::version());
+#endif
   c.miopen_version = detail::version_after(config, "MIOpen");
   c.blas_library = detail::blas_library_from_maps(read_file("/proc/self/maps"));
   if (c.blas_library) {

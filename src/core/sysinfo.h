@@ -19,7 +19,10 @@ struct SystemInfo {
   std::string libtorch_version;               // TORCH_VERSION of the headers built against
   std::string build;                          // cpu | cuda | rocm
   std::optional<std::string> onednn_version;  // "2.6.3", from at::show_config()
-  std::optional<std::string> cudnn_version;
+  // What the LibTorch was built with (null where it was not: a CPU build), whatever device the run used.
+  std::optional<std::string> cuda_build_version;  // "13.0", CUDA_VERSION of at::show_config()'s build settings
+  std::optional<std::string> cudnn_version;       // "9.19.0", CUDNN_VERSION (or 1.x's "CuDNN 8.9.2" line)
+  std::optional<std::string> nccl_version;        // "2.28.9", the NCCL linked into a CUDA LibTorch
   std::optional<std::string> miopen_version;
   std::optional<std::string> blas_library;     // real path of the BLAS shared library mapped in this process
   std::string blas_kind = "unknown";           // openblas | mkl | blis | atlas | reference | unknown
@@ -42,6 +45,10 @@ namespace detail {
 std::optional<std::string> onednn_version_from_config(const std::string& show_config);
 std::optional<std::string> version_after(const std::string& text, const std::string& label);  // "CuDNN 8.9.2"
 std::string blas_kind_of(const std::string& library_path);
+// A value of show_config()'s "Build settings: KEY=value, ..." line ("13.0" for CUDA_VERSION), or null.
+std::optional<std::string> build_setting(const std::string& show_config, const std::string& key);
+// "2.28.9" from NCCL's version code (major*10000 + minor*100 + patch; before 2.9, major*1000 + ...).
+std::string nccl_version_from_code(uint64_t code);
 // "CUDA 12.4" from "CUDA Runtime 12.4", "HIP 6.2.41133" from "HIP Runtime 6.2.41133"; empty otherwise.
 std::optional<std::string> gpu_runtime_from_config(const std::string& show_config);
 // From the text of /proc/self/maps: the real path of the mapped BLAS library, preferring libblas.so*

@@ -39,6 +39,20 @@ AttentionKernel attention_kernel_from(const std::string& name) {
   throw std::invalid_argument("expected one of: math, sdpa");
 }
 
+const char* default_attention_kernel() {
+#ifdef TRAINBENCH_HAS_SDPA
+  return "sdpa";
+#else
+  return "math";
+#endif
+}
+
+std::string attention_param_help() {
+  return std::string("sdpa (scaled_dot_product_attention: fused kernels, LibTorch 2.0 or later) or math (explicit "
+                     "matmul-softmax-matmul); default here: ") +
+         default_attention_kernel();
+}
+
 const char* to_string(AttentionKernel k) { return k == AttentionKernel::sdpa ? "sdpa" : "math"; }
 
 MathAttentionScope::MathAttentionScope() : prev_(force_math) { force_math = true; }

@@ -19,6 +19,10 @@ AttentionKernel attention_kernel_from(const std::string& name);
 const char* to_string(AttentionKernel k);
 // The kernels this LibTorch build offers: {"math"} on 1.13, {"math", "sdpa"} from 2.0.
 const std::vector<std::string>& available_attention_kernels();
+// What bert and gpt use unless told: sdpa where the build has it (what training on 2.x runs), else math.
+const char* default_attention_kernel();
+// The attention parameter's help line, the same for bert and gpt, naming this build's default.
+std::string attention_param_help();
 
 // q, k, v: [N, heads, T, d] -> [N, heads, T, d]. `dropout_p` applies in training only (the math kernel
 // draws it through `dropout`, the module the model registered).

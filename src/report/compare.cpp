@@ -90,25 +90,30 @@ Verdict verdict_for(double ratio, double noise_base, double noise_other) {
   return ratio > 1.0 ? Verdict::faster : Verdict::slower;
 }
 
-std::string join_key(const Record& r, bool with_threads) {
+std::string join_key(const Record& r, bool detailed) {
   // The record's case descriptor without its device (and data source): the same case measured on
-  // another machine or device pairs with it.
+  // another machine or device pairs with it. `detailed` (when a file repeats the shorter key) keeps the
+  // threads and the kernel choices.
   Case c;
   c.model = r.model;
   c.params = r.params;
   // Parameters at their default are left out, so that a file written before a parameter existed (a bert
   // record without `attention`) pairs with one that records its default.
+  // A kernel choice (attention=sdpa or math) is left out too unless the key must tell cases of one file
+  // apart: the same bert trained on LibTorch 1.13 (math) and 2.x (sdpa) pairs.
   if (const WorkloadInfo* w = find_workload(r.model)) {
     for (const auto& p : w->params) {
       const auto it = c.params.find(p.key);
-      if (it != c.params.end() && it->second == p.default_value) c.params.erase(it);
+      if (it != c.params.end() && (it->second == p.default_value || (p.kernel_choice && !detailed))) {
+        c.params.erase(it);
+      }
     }
   }
   c.batch = r.batch_size;
   c.precision = r.precision;
   c.layout = r.layout;
   c.optimizer = r.optimizer;
-  c.threads = with_threads ? r.threads : 0;
+  c.threads = detailed ? r.threads : 0;
   c.forward_only = r.forward_only;
   const std::string descriptor = c.descriptor();
   return descriptor.substr(0, descriptor.size() - 1 - c.device.str().size());  // ":DEVICE" comes last

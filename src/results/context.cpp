@@ -81,6 +81,8 @@ const std::vector<Field<Context>>& context_fields() {
       field("world_size", &C::world_size, Since::later),
       field("dist_backend", &C::dist_backend, Since::later),
       field("resume_note", &C::resume_note, Since::later),
+      field("cuda_build_version", &C::cuda_build_version, Since::later),
+      field("nccl_version", &C::nccl_version, Since::later),
   };
   return fields;
 }

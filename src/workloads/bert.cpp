@@ -141,9 +141,8 @@ WorkloadInfo bert_workload_info() {
       {"head", "pretraining",
        "pretraining (BertForPreTraining: MLM + next-sentence, pooler) or mlm (BertForMaskedLM: MLM only, no pooler)",
        one_of({"pretraining", "mlm"})},
-      {"attention", "math",
-       "math (explicit matmul-softmax-matmul) or sdpa (scaled_dot_product_attention, LibTorch 2.0 or later)",
-       [](const std::string& v) { (void)models::attention_kernel_from(v); }},
+      {"attention", models::default_attention_kernel(), models::attention_param_help(),
+       [](const std::string& v) { (void)models::attention_kernel_from(v); }, /*kernel_choice=*/true},
   };
   w.check_together = [](const Params& p) {
     const int64_t seq = param_int(p, "seq"), max_pos = param_int(p, "max_pos");

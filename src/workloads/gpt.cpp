@@ -132,9 +132,8 @@ WorkloadInfo gpt_workload_info() {
        }},
       {"checkpoint", "0", "1: recompute each block's activations in backward (activation checkpointing)",
        one_of({"0", "1"})},
-      {"attention", "math",
-       "math (explicit matmul-softmax-matmul) or sdpa (scaled_dot_product_attention, LibTorch 2.0 or later)",
-       [](const std::string& v) { (void)models::attention_kernel_from(v); }},
+      {"attention", models::default_attention_kernel(), models::attention_param_help(),
+       [](const std::string& v) { (void)models::attention_kernel_from(v); }, /*kernel_choice=*/true},
   };
   w.check_together = [](const Params& p) {
     const models::GptOptions o = gpt_options_of(p);

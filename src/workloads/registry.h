@@ -21,6 +21,10 @@ struct ParamSpec {
   std::string help;  // one line, with the allowed values or range
   // Throws std::invalid_argument (one line) for a value this workload cannot take.
   std::function<void(const std::string& value)> check;
+  // True for a choice of kernel that computes the same thing another way (bert's and gpt's `attention`):
+  // compare pairs cases across it (a 1.13 run's math with a 2.x run's sdpa), unless that makes two
+  // cases of one file collide. Its default may differ between LibTorch builds.
+  bool kernel_choice = false;
 };
 
 // A workload whose cases are variants of one design, compared side by side (the convnet ablation): the
