@@ -11,8 +11,10 @@
 #
 #   OUT=/tmp/out scripts/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--cpu-smoke]
 #
-# --cpu-smoke: build against Debian's LibTorch instead of pip torch, on the CPU, with every step cut
-# to a tiny case: proves the no-network build and the script's flow on a machine without a GPU.
+# --cpu-smoke: run on the CPU, with every step cut to a tiny case, against the pip torch of python3
+# ($PYTHON) where it has one, else Debian's LibTorch: proves the no-network build and the script's flow
+# on a machine without a GPU (scripts/bare-root-rehearsal.sh runs it in a root that looks like the GPU
+# machine).
 # BUDGET_S (default 570) and BUILD_S (the build step's own limit, default 360) in the environment
 # stretch the limits for a slow machine.
 set -uo pipefail
@@ -77,17 +79,25 @@ step() {
   echo "== third_party"; cat "$third_party/VERSIONS" 2>&1
 } > "$out/machine.txt" 2>&1
 
+# The pip torch's folder first, then its CMake config: with only the config, find_library could take a
+# system libtorch.so beside pip torch's headers (CMakeLists.txt refuses that).
+python=${PYTHON:-python3}
+torch_dir=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2> "$out/torch-import.txt")
+if [[ -n $torch_dir ]]; then
+  prefix="$torch_dir;$torch_dir/share/cmake"
+  "$python" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "hip", torch.version.hip,
+                   "gpus", torch.cuda.device_count())' >> "$out/machine.txt" 2>&1
+fi
 if (( smoke )); then
-  prefix=""
+  # The pip torch where there is one (the GPU machine's kind of LibTorch, on the CPU), else Debian's.
+  [[ -n $torch_dir ]] || prefix=""
   device=cpu
   [[ -n $build ]] || build=$root/build-gpu-check-smoke
 else
-  if ! prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2> "$out/torch-import.txt"); then
-    say "error: python3 cannot import torch (see $out/torch-import.txt): this check needs a pip torch"
+  if [[ -z $torch_dir ]]; then
+    say "error: $python cannot import torch (see $out/torch-import.txt): this check needs a pip torch"
     exit 2
   fi
-  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "hip", torch.version.hip,
-                 "gpus", torch.cuda.device_count())' >> "$out/machine.txt" 2>&1
   device=cuda
   [[ -n $build ]] || build=$root/build-gpu-check
 fi
@@ -177,6 +187,35 @@ else
   say "energy: no python3 to read the results files (the figures are in them: energy_j_per_sample, mean_power_w)"
 fi
 
-say "done in $(( $(date +%s) - start ))s; steps:"
-column -t "$out/steps.tsv" | tee -a "$log" >&2
+# The summary: each step's status and seconds, and its headline figure from its results file (the
+# fastest ok case, and how many cases were ok, oom or error).
+"$python" - "$out" > "$out/summary.tsv" 2> /dev/null <<'PY' || cp "$out/steps.tsv" "$out/summary.tsv"
+import json, os, sys
+out = sys.argv[1]
+rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(out, "steps.tsv"))][1:]
+print("step\tstatus\tseconds\theadline")
+for name, code, seconds in rows:
+    status = {"0": "ok", "skipped": "skipped", "124": "time limit"}.get(code, "exit " + code)
+    headline = "-"
+    path = os.path.join(out, name + ".json")
+    if os.path.exists(path):
+        try:
+            f = json.load(open(path))
+            b = f.get("benchmarks", [])
+            ok = [x for x in b if x.get("status") == "ok"]
+            counts = {s: sum(1 for x in b if x.get("status") == s) for s in ("ok", "oom", "error")}
+            headline = " ".join(f"{v} {k}" for k, v in counts.items() if v)
+            if ok:
+                best = max(ok, key=lambda x: x.get("throughput", 0))
+                headline += f"; best {best['throughput']:.4g} {best.get('unit', '')} ({best.get('name', '?')})"
+            elif f.get("context", {}).get("peak"):
+                peak = f["context"]["peak"]
+                headline = "; ".join(f"{k} {v:.4g} GFLOP/s" for k, v in peak.get("gemm_gflops", {}).items())
+                headline += f"; copy {peak.get('copy_gbps', 0):.4g} GB/s"
+        except (OSError, ValueError, KeyError, TypeError):
+            headline = "unreadable results"
+    print(f"{name}\t{status}\t{seconds}\t{headline}")
+PY
+say "done in $(( $(date +%s) - start ))s; summary:"
+column -t -s $'\t' "$out/summary.tsv" | tee -a "$log" >&2
 ls -la "$out" >> "$log"

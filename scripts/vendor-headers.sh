@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Copies the header-only dependencies (CLI11, nlohmann_json, fmt, toml++) from this Debian machine's
-# packages into one folder, so trainbench builds where they are not installed and nothing can be
-# downloaded (scripts/gpu-check.sh; cmake -DTRAINBENCH_THIRD_PARTY=FOLDER). fmt and toml++ are then
-# compiled header-only. About 3 MB; the folder is git-ignored and carried next to the checkout.
+# Copies the header-only dependencies (CLI11, nlohmann_json, fmt, toml++) and the image decoders
+# (libjpeg-turbo's TurboJPEG, libpng and zlib, as static libraries with their headers) from this Debian
+# machine's packages into one folder, so trainbench builds where they are not installed and nothing
+# can be downloaded (scripts/gpu-check.sh; cmake -DTRAINBENCH_THIRD_PARTY=FOLDER). fmt and toml++ are
+# then compiled header-only. About 5 MB; the folder is git-ignored and carried next to the checkout.
 #
 #   scripts/vendor-headers.sh [FOLDER]     (default: third_party/ in the repository root)
 set -euo pipefail
@@ -26,6 +27,18 @@ mkdir -p "$dest/include" "$dest/licenses"
     cp -r "/usr/include/$dir" "$dest/include/"
     version=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo unknown)
     echo "$dir $pkg $version"
+    [[ -f /usr/share/doc/$pkg/copyright ]] && cp "/usr/share/doc/$pkg/copyright" "$dest/licenses/$pkg.copyright"
+  done
+  # The image decoders, as static libraries with their headers (about 1.5 MB): a machine without
+  # libturbojpeg0-dev and libpng-dev (the GPU machine) then builds --data on image folders too.
+  mkdir -p "$dest/lib"
+  multiarch=/usr/lib/$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)
+  for entry in libturbojpeg0-dev:turbojpeg.h:libturbojpeg.a libpng-dev:png.h,pngconf.h,pnglibconf.h:libpng16.a \
+               zlib1g-dev:zlib.h,zconf.h:libz.a; do
+    IFS=: read -r pkg headers lib <<< "$entry"
+    for h in ${headers//,/ }; do cp "/usr/include/$h" "$dest/include/"; done
+    cp "$multiarch/$lib" "$dest/lib/"
+    echo "$lib $pkg $(dpkg-query -W -f='${Version}' "$pkg" 2> /dev/null || echo unknown)"
     [[ -f /usr/share/doc/$pkg/copyright ]] && cp "/usr/share/doc/$pkg/copyright" "$dest/licenses/$pkg.copyright"
   done
 } > "$dest/VERSIONS"

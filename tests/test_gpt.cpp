@@ -310,6 +310,23 @@ TEST(Attention, SdpaAndMathTrainTinyBertAlike) {
       });
 }
 
+// A single backend chosen forbids the others, LibTorch's math fallback included: on a CPU, sdpa's flash
+// backend trains a tiny gpt to the math kernel's loss, and the memory-efficient backend (which has no
+// CPU kernel) fails the step instead of quietly running another one. `sdpa` allows all again.
+TEST(Attention, ChosenBackendRunsAloneOnCpu) {
+  auto loss_with = [](const char* kernel) {
+    torch::manual_seed(4);
+    WorkloadOptions o = tiny({{"attention", kernel}});
+    auto w = make_workload(o);
+    w->step();
+    return w->last_loss();
+  };
+  const double math = loss_with("math");
+  EXPECT_NEAR(loss_with("flash"), math, 1e-5 * math);
+  EXPECT_THROW(loss_with("efficient"), std::exception);
+  EXPECT_NEAR(loss_with("sdpa"), math, 1e-5 * math);
+}
+
 // bert and gpt default to sdpa where the build has it: what training on LibTorch 2.x runs.
 TEST(Attention, SdpaIsTheDefaultOn2) {
   EXPECT_STREQ(models::default_attention_kernel(), "sdpa");

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <regex>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -274,6 +275,41 @@ TEST(GpuContext, RuntimeVersionFromShowConfig) {
   EXPECT_FALSE(detail::gpu_runtime_from_config("  - Intel(R) MKL-DNN v2.6.3\n").has_value());
   EXPECT_EQ(detail::version_after("  - CuDNN 8.9.2  (built against CUDA 12.1)", "CuDNN"),
             std::optional<std::string>("8.9.2"));
+}
+
+// 2.x's show_config() names the CUDA and cuDNN it was built with in its "Build settings" line (the text
+// below is pip torch 2.11.0+cu130's, cut); NCCL's version code is major*10000 + minor*100 + patch from
+// 2.9 on (nccl.h's NCCL_VERSION), major*1000 + minor*100 + patch before.
+TEST(GpuContext, BuildVersionsFromShowConfig) {
+  const std::string config =
+      "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, COMMIT_SHA=70d99e9, CUDA_VERSION=13.0, "
+      "CUDNN_VERSION=9.19.0, CXX_COMPILER=/opt/rh/gcc-toolset-13/root/usr/bin/c++, TORCH_VERSION=2.11.0, "
+      "USE_CUDA=ON, USE_CUDNN=ON,\n";
+  EXPECT_EQ(detail::build_setting(config, "CUDA_VERSION"), std::optional<std::string>("13.0"));
+  EXPECT_EQ(detail::build_setting(config, "CUDNN_VERSION"), std::optional<std::string>("9.19.0"));
+  EXPECT_EQ(detail::build_setting(config, "TORCH_VERSION"), std::optional<std::string>("2.11.0"));
+  EXPECT_EQ(detail::build_setting(config, "USE_CUDNN"), std::optional<std::string>("ON"));
+  EXPECT_FALSE(detail::build_setting(config, "VERSION").has_value()) << "a key matches whole, not as a suffix";
+  EXPECT_FALSE(detail::build_setting("  - Build settings: BLAS_INFO=open, USE_CUDA=OFF,\n", "CUDA_VERSION"));
+  EXPECT_EQ(detail::nccl_version_from_code(22809), "2.28.9");
+  EXPECT_EQ(detail::nccl_version_from_code(21803), "2.18.3");
+  EXPECT_EQ(detail::nccl_version_from_code(2708), "2.7.8");
+}
+
+// A CUDA LibTorch records what it was built with even for a CPU run (the NCCL it loaded answers
+// without a GPU): "13.0", "9.19.0", "2.28.9" for pip torch 2.11.0+cu130.
+TEST(GpuContext, CudaBuildRecordsItsVersionsOnCpuRuns) {
+  const Context c = collect_context(1, "cpu");
+#if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
+  const std::regex dotted(R"([0-9]+\.[0-9]+(\.[0-9]+)?)");
+  ASSERT_TRUE(c.cuda_build_version && c.cudnn_version && c.nccl_version);
+  EXPECT_TRUE(std::regex_match(*c.cuda_build_version, dotted)) << *c.cuda_build_version;
+  EXPECT_TRUE(std::regex_match(*c.cudnn_version, dotted)) << *c.cudnn_version;
+  EXPECT_TRUE(std::regex_match(*c.nccl_version, dotted)) << *c.nccl_version;
+  EXPECT_EQ(c.nccl_version->rfind("2.", 0), 0u) << "LibTorch 2.x links NCCL 2: " << *c.nccl_version;
+#else
+  EXPECT_FALSE(c.cuda_build_version || c.nccl_version) << "a CPU LibTorch was built with no CUDA";
+#endif
 }
 
 TEST(GpuContext, CpuRunsHaveNoGpuFields) {

@@ -2,6 +2,8 @@
 // journal, and the printers.
 #include <gtest/gtest.h>
 
+#include <ATen/Version.h>
+
 #include <map>
 
 #include <unistd.h>
@@ -393,11 +395,16 @@ TEST(Context, CollectsThisMachine) {
 #if !defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
   EXPECT_EQ(c.build, "cpu");
   EXPECT_FALSE(c.cudnn_version.has_value());
+  EXPECT_FALSE(c.cuda_build_version.has_value());
 #endif
   // LibTorch links libblas.so.3 dynamically on Debian, and the alternatives system picks which one: the
   // library mapped must be the symlink's target, and its kind follows from Debian's folder for it.
+  // A pip LibTorch links MKL inside itself (its build settings say BLAS_INFO=mkl): nothing is mapped to
+  // name, and the kind comes from those settings.
   const fs::path alternative = "/usr/lib/x86_64-linux-gnu/libblas.so.3";
-  if (fs::exists(alternative)) {
+  if (at::show_config().find("BLAS_INFO=mkl") != std::string::npos) {
+    EXPECT_EQ(c.blas_kind, "mkl");
+  } else if (fs::exists(alternative)) {
     ASSERT_TRUE(c.blas_library.has_value()) << "libblas.so.3 is installed but no BLAS was found mapped";
     const fs::path target = fs::canonical(alternative);
     EXPECT_EQ(fs::canonical(*c.blas_library), target);
@@ -493,7 +500,9 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                                           "gpu_runtime_version",
                                                           "world_size",
                                                           "dist_backend",
-                                                          "resume_note"}));
+                                                          "resume_note",
+                                                          "cuda_build_version",
+                                                          "nccl_version"}));
   ASSERT_EQ(j["benchmarks"].size(), 1u);
   EXPECT_EQ(keys_of(j["benchmarks"][0]), (std::set<std::string>{"name",
                                                                 "model",

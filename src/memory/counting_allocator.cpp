@@ -13,7 +13,7 @@ std::atomic<CountingAllocator*> g_installed{nullptr};
 
 CountingAllocator::CountingAllocator(c10::Allocator* base) : base_(base) {}
 
-c10::DataPtr CountingAllocator::allocate(size_t n) const {
+c10::DataPtr CountingAllocator::allocate(size_t n) TRAINBENCH_ALLOCATE_CONST {
   if (n == 0) return {nullptr, nullptr, &release, c10::Device(c10::DeviceType::CPU)};
   char* block = static_cast<char*>(base_->raw_allocate(n + kHeader));  // throws when out of memory
   const auto bytes = static_cast<int64_t>(n);

@@ -10,12 +10,20 @@
 
 namespace trainbench::memory {
 
+// LibTorch 2.3 made Allocator::allocate non-const and added the pure virtual copy_data.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define TRAINBENCH_ALLOCATOR_2_3 1
+#define TRAINBENCH_ALLOCATE_CONST
+#else
+#define TRAINBENCH_ALLOCATE_CONST const
+#endif
+
 class CountingAllocator final : public c10::Allocator {
  public:
   explicit CountingAllocator(c10::Allocator* base);
-  c10::DataPtr allocate(size_t n) const override;
+  c10::DataPtr allocate(size_t n) TRAINBENCH_ALLOCATE_CONST override;
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#ifdef TRAINBENCH_ALLOCATOR_2_3
   void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
 #endif
 

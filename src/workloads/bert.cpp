@@ -15,6 +15,7 @@
 
 #include "core/flops.h"
 #include "data/token_source.h"
+#include "models/attention.h"
 #include "models/bert.h"
 #include "workloads/study_models.h"
 #include "workloads/training.h"
@@ -46,6 +47,7 @@ class BertWorkload final : public detail::LossWorkload {
                              .heads(param_int(o.params, "heads"))
                              .max_pos(param_int(o.params, "max_pos"))
                              .attention(models::attention_kernel_from(param_str(o.params, "attention")));
+    models::select_sdpa_backends(options.attention());
     const int64_t seq = param_int(o.params, "seq");
     pretraining_ = param_str(o.params, "head") == "pretraining";
     torch::nn::Module* module = nullptr;

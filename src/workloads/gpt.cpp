@@ -11,6 +11,7 @@
 #include "core/flops.h"
 #include "core/value_rules.h"
 #include "data/token_source.h"
+#include "models/attention.h"
 #include "models/gpt.h"
 #include "workloads/study_models.h"
 #include "workloads/training.h"
@@ -44,6 +45,7 @@ class GptWorkload final : public detail::LossWorkload {
   explicit GptWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
     const torch::Device dev = o.device.torch_device();
     const models::GptOptions options = gpt_options_of(o.params);
+    models::select_sdpa_backends(options.attention());
     const int64_t seq = param_int(o.params, "seq");
     const bool checkpoint = param_int(o.params, "checkpoint") == 1;
     model_ = models::Gpt(options);

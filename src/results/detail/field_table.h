@@ -97,7 +97,6 @@ nlohmann::json write_value(const M& v, Nan nan) {
 }
 
 // A number in a CSV cell: the shortest text that reads back as the same double; empty when not finite.
-// A number in a CSV cell: shortest round-trip form, empty when not finite.
 inline std::string csv_number(double x) { return format_round_trip(x); }
 
 // Whether a value of type M fits in one CSV cell (arrays and objects do not).

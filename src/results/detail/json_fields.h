@@ -66,22 +66,10 @@ inline bool get_bool(const nlohmann::json& j, const char* key) {
   return v.get<bool>();
 }
 
-// Fields added after schema_version 1 first shipped: a file written before them lacks the key and
-// reads as `fallback`; a present key must still have the right type.
-inline int64_t get_int_or(const nlohmann::json& j, const char* key, int64_t fallback) {
-  return j.is_object() && j.contains(key) ? get_int(j, key) : fallback;
-}
-inline double get_double_or(const nlohmann::json& j, const char* key, double fallback) {
-  return j.is_object() && j.contains(key) ? get_double(j, key) : fallback;
-}
-inline std::string get_string_or(const nlohmann::json& j, const char* key, const std::string& fallback) {
-  return j.is_object() && j.contains(key) ? get_string(j, key) : fallback;
-}
+// A field added after schema_version 1 first shipped: a file written before it lacks the key and reads
+// as none; a present key must still have the right type.
 inline std::optional<std::string> get_optional_string_or_none(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) ? get_optional_string(j, key) : std::nullopt;
-}
-inline std::optional<int64_t> get_optional_int_or_none(const nlohmann::json& j, const char* key) {
-  return j.is_object() && j.contains(key) ? get_optional_int(j, key) : std::nullopt;
 }
 
 // Prefixes a nested object's field errors with its own name: `field "step_time_s.median": missing`.
