@@ -278,8 +278,8 @@ TEST(GpuContext, RuntimeVersionFromShowConfig) {
 }
 
 // 2.x's show_config() names the CUDA and cuDNN it was built with in its "Build settings" line (the text
-// below is pip torch 2.11.0+cu130's, cut); NCCL's version code is major*10000 + minor*100 + patch from
-// 2.9 on (nccl.h's NCCL_VERSION), major*1000 + minor*100 + patch before.
+// below is pip torch 2.11.0+cu130's, cut); torch::cuda::nccl::version() packs NCCL's major << 32 |
+// minor << 16 | patch (torch/csrc/cuda/nccl.cpp).
 TEST(GpuContext, BuildVersionsFromShowConfig) {
   const std::string config =
       "  - Build settings: BLAS_INFO=mkl, BUILD_TYPE=Release, COMMIT_SHA=70d99e9, CUDA_VERSION=13.0, "
@@ -291,9 +291,9 @@ TEST(GpuContext, BuildVersionsFromShowConfig) {
   EXPECT_EQ(detail::build_setting(config, "USE_CUDNN"), std::optional<std::string>("ON"));
   EXPECT_FALSE(detail::build_setting(config, "VERSION").has_value()) << "a key matches whole, not as a suffix";
   EXPECT_FALSE(detail::build_setting("  - Build settings: BLAS_INFO=open, USE_CUDA=OFF,\n", "CUDA_VERSION"));
-  EXPECT_EQ(detail::nccl_version_from_code(22809), "2.28.9");
-  EXPECT_EQ(detail::nccl_version_from_code(21803), "2.18.3");
-  EXPECT_EQ(detail::nccl_version_from_code(2708), "2.7.8");
+  EXPECT_EQ(detail::nccl_version_from_packed((uint64_t{2} << 32) | (28u << 16) | 9u), "2.28.9");
+  EXPECT_EQ(detail::nccl_version_from_packed(8591769609u), "2.28.9");  // the value pip torch 2.11 returns
+  EXPECT_EQ(detail::nccl_version_from_packed((uint64_t{2} << 32) | (7u << 16) | 8u), "2.7.8");
 }
 
 // A CUDA LibTorch records what it was built with even for a CPU run (the NCCL it loaded answers
@@ -306,7 +306,8 @@ TEST(GpuContext, CudaBuildRecordsItsVersionsOnCpuRuns) {
   EXPECT_TRUE(std::regex_match(*c.cuda_build_version, dotted)) << *c.cuda_build_version;
   EXPECT_TRUE(std::regex_match(*c.cudnn_version, dotted)) << *c.cudnn_version;
   EXPECT_TRUE(std::regex_match(*c.nccl_version, dotted)) << *c.nccl_version;
-  EXPECT_EQ(c.nccl_version->rfind("2.", 0), 0u) << "LibTorch 2.x links NCCL 2: " << *c.nccl_version;
+  EXPECT_TRUE(std::regex_match(*c.nccl_version, std::regex(R"(2\.[0-9]{1,2}\.[0-9]{1,2})")))
+      << "LibTorch 2.x links NCCL 2.x.y: " << *c.nccl_version;
 #else
   EXPECT_FALSE(c.cuda_build_version || c.nccl_version) << "a CPU LibTorch was built with no CUDA";
 #endif

@@ -6,7 +6,7 @@
 #include "cli/options.h"
 #include "report/compare.h"
 #include "results/results_file.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::cli {
 

@@ -15,7 +15,7 @@
 #include "data/make_data.h"
 #include "data/token_source.h"
 #include "results/number_format.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 #include "workloads/training.h"
 
 namespace trainbench::cli {

@@ -127,7 +127,8 @@ void SweepFlags::add_to(CLI::App& app) {
 Sweep SweepFlags::to_sweep() const {
   Sweep s;
   s.params = params_product(parse_sets(sets));
-  s.models = sweep_models(models, script, s.params);
+  // No --model: no models (make_plan says what is missing), unless --input/--target need one.
+  if (!models.empty() || script.given()) s.models = sweep_models(models, script, s.params);
   s.precisions = split_list(precisions, "precision");
   s.layouts = split_list(layouts, "layout");
   s.optimizers = split_list(optimizers, "optimizer");

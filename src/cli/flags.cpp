@@ -6,7 +6,7 @@
 
 #include "cli/options.h"
 #include "results/reporter.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::cli {
 namespace {

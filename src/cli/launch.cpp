@@ -7,7 +7,7 @@
 #include "cli/options.h"
 #include "dist/allreduce_bench.h"
 #include "dist/launcher.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::cli {
 

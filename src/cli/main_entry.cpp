@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/options.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::cli {
 

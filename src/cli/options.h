@@ -175,7 +175,7 @@ struct OpOptions : InProcessFlags {
 struct PeakOptions : InProcessFlags {
   std::string precisions = "fp32,bf16,fp16";
   int64_t gemm_size = 0;
-  std::string output;  // also write them as a results file
+  std::string output;       // also write them as a results file
   bool if_missing = false;  // measure only when the cache has no entry for this device and thread count
 };
 

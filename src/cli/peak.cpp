@@ -8,7 +8,7 @@
 #include "ops/peak.h"
 #include "results/printer_ops.h"
 #include "results/results_file.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::cli {
 
@@ -24,8 +24,8 @@ int cmd_peak(const PeakOptions& o) {
   Context context = collect_context(threads, device.str());
   if (o.if_missing && o.output.empty() &&
       find_cached_peak(device.str(), context.device_name, threads, context.libtorch_version)) {
-    std::cerr << "peak: already measured for " << device.str() << " with " << threads << " threads (" << peak_cache_path()
-              << ")\n";
+    std::cerr << "peak: already measured for " << device.str() << " with " << threads << " threads ("
+              << peak_cache_path() << ")\n";
     return kExitOk;
   }
   std::cerr << fmt::format("measuring the ceilings of {} ({}) with {} threads...\n", device.str(), context.device_name,

@@ -89,6 +89,50 @@ std::vector<int> thread_list(const std::string& text) {
   return out;
 }
 
+// --data and its companions, from the flags, on a sweep.
+void use_data_flags(Sweep& s, const RunOptions& o) {
+  s.data = o.data;
+  s.data_dtype = o.data_dtype;
+  s.data_transfer = o.data_transfer;
+  s.loader_threads = loader_thread_list(o.loader_threads, true);
+}
+
+// --batch: sizes, or `auto` alone (the search starts at 1); empty when not given.
+std::vector<int64_t> batch_list(const std::string& batches) {
+  if (batches.empty()) return {};
+  if (batches == "auto") return {1};
+  for (const auto& b : split_list(batches, "batch size")) {
+    if (b == "auto") throw InputError("--batch '" + batches + "': auto cannot be combined with sizes; give auto alone");
+  }
+  return parse_int_list(batches, "batch size");
+}
+
+// The suite's groups, each with the settings flags given beside --suite replacing the group's value
+// (and its per-device ones).
+void add_suite_cases(const RunOptions& o, const Suite& suite, const GivenFlags& given, std::vector<Case>& plan,
+                     std::set<std::string>& auto_batch) {
+  for (const auto& g : suite.groups) {
+    Sweep s = g;
+    if (!o.devices.empty() && s.devices.empty()) s.devices = split_list(o.devices, "device");
+    if (given.precision) s.precisions = split_list(o.precisions, "precision");
+    if (given.layout) s.layouts = split_list(o.layouts, "layout");
+    if (given.optimizer) s.optimizers = split_list(o.optimizers, "optimizer");
+    if (given.threads) s.threads = thread_list(o.threads);
+    if (given.forward_only) s.forward_only = true;
+    if (given.data) use_data_flags(s, o);
+    for (auto& [device, over] : s.per_device) {
+      if (given.precision) over.precisions.reset();
+      if (given.layout) over.layouts.reset();
+      if (given.optimizer) over.optimizers.reset();
+      if (given.threads) over.threads.reset();
+    }
+    for (auto& c : make_plan(s)) {
+      if (searches_batch(s, c.device.type)) auto_batch.insert(c.descriptor());
+      plan.push_back(std::move(c));
+    }
+  }
+}
+
 // `auto_batch` receives the descriptors of cases whose batch is to be searched (`--batch auto`).
 std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const GivenFlags& given,
                             std::set<std::string>& auto_batch) {
@@ -102,66 +146,17 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
       throw InputError(e.what());
     }
   }
-  if (suite != nullptr) {
-    for (const auto& g : suite->groups) {
-      Sweep s = g;
-      if (!o.devices.empty() && s.devices.empty()) s.devices = split_list(o.devices, "device");
-      // A settings flag given with --suite replaces the groups' value (and their per-device ones).
-      auto with_flags = [&](auto& sweep) {
-        if (given.precision) sweep.precisions = split_list(o.precisions, "precision");
-        if (given.layout) sweep.layouts = split_list(o.layouts, "layout");
-        if (given.optimizer) sweep.optimizers = split_list(o.optimizers, "optimizer");
-        if (given.threads) sweep.threads = thread_list(o.threads);
-      };
-      with_flags(s);
-      if (given.forward_only) s.forward_only = true;
-      if (given.data) {
-        s.data = o.data;
-        s.data_dtype = o.data_dtype;
-        s.data_transfer = o.data_transfer;
-        s.loader_threads = loader_thread_list(o.loader_threads, true);
-      }
-      for (auto& [device, over] : s.per_device) {
-        if (given.precision) over.precisions.reset();
-        if (given.layout) over.layouts.reset();
-        if (given.optimizer) over.optimizers.reset();
-        if (given.threads) over.threads.reset();
-      }
-      for (auto& c : make_plan(s)) {
-        if (searches_batch(s, c.device.type)) auto_batch.insert(c.descriptor());
-        plan.push_back(std::move(c));
-      }
-    }
-  }
+  if (suite != nullptr) add_suite_cases(o, *suite, given, plan, auto_batch);
   if (!o.sets.empty() && o.models.empty()) throw InputError("--set needs --model (it sets that workload's parameters)");
   if (o.script.given() && o.models.empty())
     throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
   if (!o.models.empty() || !o.batches.empty()) {
-    Sweep s;
-    s.params = params_product(parse_sets(o.sets));
-    s.models = o.models.empty() ? std::vector<std::string>{} : sweep_models(o.models, o.script, s.params);
-    const bool search = o.batches == "auto";
-    if (!search && !o.batches.empty()) {
-      for (const auto& b : split_list(o.batches, "batch size")) {
-        if (b == "auto")
-          throw InputError("--batch '" + o.batches + "': auto cannot be combined with sizes; give auto alone");
-      }
-    }
-    s.batches = o.batches.empty() ? std::vector<int64_t>{}
-                : search          ? std::vector<int64_t>{1}
-                                  : parse_int_list(o.batches, "batch size");
-    s.precisions = split_list(o.precisions, "precision");
-    s.layouts = split_list(o.layouts, "layout");
-    s.optimizers = split_list(o.optimizers, "optimizer");
-    if (!o.devices.empty()) s.devices = split_list(o.devices, "device");
+    Sweep s = o.to_sweep();  // models (none: make_plan says so), parameters, precisions, layouts, ...
+    s.batches = batch_list(o.batches);
     s.threads = thread_list(o.threads);
-    s.forward_only = o.forward_only;
-    s.data = o.data;
-    s.data_dtype = o.data_dtype;
-    s.data_transfer = o.data_transfer;
-    s.loader_threads = loader_thread_list(o.loader_threads, true);
+    use_data_flags(s, o);
     for (auto& c : make_plan(s)) {
-      if (search) auto_batch.insert(c.descriptor());
+      if (o.batches == "auto") auto_batch.insert(c.descriptor());
       plan.push_back(std::move(c));
     }
   }

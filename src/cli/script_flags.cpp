@@ -1,6 +1,6 @@
 // --model FILE.pt --input SPEC --target SPEC: how the measuring subcommands name a TorchScript model.
 #include "cli/options.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 #include "workloads/registry.h"
 #include "workloads/script.h"
 

@@ -46,10 +46,9 @@ std::optional<std::string> build_setting(const std::string& show_config, const s
   return std::nullopt;
 }
 
-std::string nccl_version_from_code(uint64_t code) {
-  const uint64_t major_unit = code >= 20900 ? 10000 : 1000;
-  return std::to_string(code / major_unit) + "." + std::to_string(code % major_unit / 100) + "." +
-         std::to_string(code % 100);
+std::string nccl_version_from_packed(uint64_t packed) {
+  return std::to_string(packed >> 32) + "." + std::to_string((packed >> 16) & 0xffff) + "." +
+         std::to_string(packed & 0xffff);
 }
 
 std::optional<std::string> gpu_runtime_from_config(const std::string& show_config) {
@@ -236,7 +235,7 @@ SystemInfo collect_system_info(const std::string& device) {
   c.cudnn_version = detail::build_setting(config, "CUDNN_VERSION");
   if (!c.cudnn_version) c.cudnn_version = detail::version_after(config, "CuDNN");
 #if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
-  c.nccl_version = detail::nccl_version_from_code(torch::cuda::nccl::version());
+  c.nccl_version = detail::nccl_version_from_packed(torch::cuda::nccl::version());
 #endif
   c.miopen_version = detail::version_after(config, "MIOpen");
   c.blas_library = detail::blas_library_from_maps(read_file("/proc/self/maps"));

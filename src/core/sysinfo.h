@@ -47,8 +47,9 @@ std::optional<std::string> version_after(const std::string& text, const std::str
 std::string blas_kind_of(const std::string& library_path);
 // A value of show_config()'s "Build settings: KEY=value, ..." line ("13.0" for CUDA_VERSION), or null.
 std::optional<std::string> build_setting(const std::string& show_config, const std::string& key);
-// "2.28.9" from NCCL's version code (major*10000 + minor*100 + patch; before 2.9, major*1000 + ...).
-std::string nccl_version_from_code(uint64_t code);
+// "2.28.9" from torch::cuda::nccl::version(), which packs the NCCL headers LibTorch was built with as
+// major << 32 | minor << 16 | patch (torch/csrc/cuda/nccl.cpp).
+std::string nccl_version_from_packed(uint64_t packed);
 // "CUDA 12.4" from "CUDA Runtime 12.4", "HIP 6.2.41133" from "HIP Runtime 6.2.41133"; empty otherwise.
 std::optional<std::string> gpu_runtime_from_config(const std::string& show_config);
 // From the text of /proc/self/maps: the real path of the mapped BLAS library, preferring libblas.so*

@@ -68,4 +68,51 @@ std::string size_text_problem(const std::string& text, int64_t* bytes) {
   return "";
 }
 
+std::vector<std::string> split_list(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) throw InputError("empty value in " + what + " '" + text + "'");
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what) {
+  std::vector<int64_t> out;
+  for (const auto& item : split_list(text, what)) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size()) throw InputError("bad " + what + " '" + item + "' (expected an integer)");
+    if (v <= 0) throw InputError("bad " + what + " " + item + " (must be > 0)");
+    out.push_back(v);
+  }
+  return out;
+}
+
+double checked_number(const std::string& text, const NumberRule& rule, const std::string& what) {
+  double v = 0.0;
+  const std::string why = number_text_problem(text, rule, &v);
+  if (!why.empty()) throw InputError(what + ": " + why);
+  return v;
+}
+
+int64_t parse_size(const std::string& text, const std::string& what) {
+  int64_t bytes = 0;
+  const std::string why = size_text_problem(text, &bytes);
+  if (!why.empty()) throw InputError("bad " + what + ": " + why);
+  return bytes;
+}
+
 }  // namespace trainbench

@@ -4,7 +4,9 @@
 // reason ("must be > 0", "must be between 0 and 1024"); the caller says where the value came from.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace trainbench {
 
@@ -40,5 +42,22 @@ std::string number_text_problem(const std::string& text, const NumberRule& rule,
 // powers of 1024, as device makers mean them for memory. "" and *bytes set when good, else
 // "'<text>' is not a size like 8G, 16 GiB or 512M" or "<text> must be ...".
 std::string size_text_problem(const std::string& text, int64_t* bytes = nullptr);
+
+// Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.
+class InputError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// The parsers of plain values, used wherever such a value enters (flags, suite files): each throws
+// InputError naming `what` (the flag or key) and the bad text.
+// "16,32,64" style lists: items trimmed, an empty item refused.
+std::vector<std::string> split_list(const std::string& text, const std::string& what);
+// A list of integers > 0.
+std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what);
+// The number `text` as `rule` allows it: "<what>: <text> <reason>".
+double checked_number(const std::string& text, const NumberRule& rule, const std::string& what);
+// A size like 4G, 512M, 1.5GiB or 1000000 (bytes), by size_text_problem's rule.
+int64_t parse_size(const std::string& text, const std::string& what);
 
 }  // namespace trainbench

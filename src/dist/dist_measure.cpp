@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "core/device.h"
-#include "data/verdict.h"
 #include "dist/grad_allreduce.h"
 #include "memory/step_memory.h"
 #include "runner/measure.h"
@@ -71,6 +70,18 @@ struct RankStats {
   double params_checksum = 0.0;  // the replicas must still be one model
   std::vector<double> steps_s;   // this rank's kept step times, in order
 
+  // After the steps: this rank's kept step times, their median and sum, whether its loss is finite,
+  // and a checksum of its parameters weighted by their order.
+  void finish(const std::vector<double>& kept_steps, const Workload& w) {
+    steps_s = kept_steps;
+    median_step_s = median_of(steps_s);
+    for (double t : steps_s) step_sum_s += t;
+    loss_finite = std::isfinite(w.last_loss());
+    torch::NoGradGuard no_grad;
+    double k = 1.0;
+    for (const auto& p : w.trainable_parameters()) params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
+  }
+
   std::vector<double> pack() const {
     std::vector<double> v = {median_step_s,           step_sum_s,     exposed_sum_s, in_flight_sum_s,
                              loss_finite ? 1.0 : 0.0, params_checksum};
@@ -90,6 +101,57 @@ struct RankStats {
   }
 };
 
+// Builds this rank's workload for `local` (its device set current, the same initial weights as every
+// rank's); the failure when it could not, to be agreed on by all ranks.
+std::optional<Failure> set_up_rank(const Case& local, std::optional<memory::StepMemoryMeter>& meter,
+                                   std::unique_ptr<Workload>& w) {
+  try {
+    set_current_device(local.device);  // for NCCL's communicators
+    if (local.forward_only) throw std::invalid_argument("--dist times training; forward-only cases have no gradients");
+    torch::manual_seed(0);  // the same initial weights everywhere (rank 0's are broadcast anyway)
+    reset_peak_memory(local.device);
+    meter.emplace(local.device);
+    w = make_workload(local);
+    meter->after_build(*w);
+    if (w->trainable_parameters().empty()) throw std::invalid_argument("this workload cannot train data-parallel");
+  } catch (...) {
+    return current_failure();
+  }
+  return std::nullopt;
+}
+
+// Every rank's end-of-case stats as one DistInfo (world size, per-rank step times and waits, the
+// shares of exposed and in-flight communication) and the slowest rank. Throws when a rank's loss is
+// not finite or its parameters left rank 0's.
+DistInfo combine_ranks(const std::vector<RankStats>& all, int* slowest_rank) {
+  DistInfo d;
+  d.world_size = static_cast<int>(all.size());
+  d.single_process_throughput = std::numeric_limits<double>::quiet_NaN();
+  d.scaling_efficiency = std::numeric_limits<double>::quiet_NaN();
+  double total_step = 0.0, total_exposed = 0.0, total_in_flight = 0.0;
+  *slowest_rank = 0;
+  const double reference = all[0].params_checksum;
+  for (size_t k = 0; k < all.size(); ++k) {
+    const RankStats& s = all[k];
+    if (!s.loss_finite)
+      throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
+    // Bitwise equal with Gloo; a tolerance leaves room for a backend whose ranks round differently.
+    if (!(std::abs(s.params_checksum - reference) <= 1e-6 * std::max(1.0, std::abs(reference)))) {
+      throw std::runtime_error("the replicas diverged: rank " + std::to_string(k) +
+                               "'s parameters differ from rank 0's");
+    }
+    d.rank_step_time_s.push_back(s.median_step_s);
+    d.rank_comm_share.push_back(s.step_sum_s > 0 ? s.exposed_sum_s / s.step_sum_s : 0.0);
+    total_step += s.step_sum_s;
+    total_exposed += s.exposed_sum_s;
+    total_in_flight += s.in_flight_sum_s;
+    if (s.median_step_s > all[static_cast<size_t>(*slowest_rank)].median_step_s) *slowest_rank = static_cast<int>(k);
+  }
+  d.comm_share = total_step > 0 ? total_exposed / total_step : 0.0;
+  d.comm_total_share = total_step > 0 ? total_in_flight / total_step : 0.0;
+  return d;
+}
+
 }  // namespace
 
 Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr& comm, const DistEnv& e,
@@ -106,31 +168,16 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   const torch::Device dev = local.device.torch_device();
 
   // Set-up, then agree that every rank managed it.
-  std::string setup_error;
-  Status setup_status = Status::error;
+  const std::optional<Failure> setup_failure = set_up_rank(local, meter, w);
   try {
-    set_current_device(local.device);  // for NCCL's communicators
-    if (c.forward_only) throw std::invalid_argument("--dist times training; forward-only cases have no gradients");
-    torch::manual_seed(0);  // the same initial weights everywhere (rank 0's are broadcast anyway)
-    reset_peak_memory(local.device);
-    meter.emplace(local.device);
-    w = make_workload(local);
-    meter->after_build(*w);
-    if (w->trainable_parameters().empty()) throw std::invalid_argument("this workload cannot train data-parallel");
-  } catch (...) {
-    const Failure f = current_failure();
-    setup_status = status_of(f);
-    setup_error = f.line;
-  }
-  try {
-    const double failed = max_over_ranks(*comm, {setup_error.empty() ? 0.0 : 1.0}, dev)[0];
+    const double failed = max_over_ranks(*comm, {setup_failure ? 1.0 : 0.0}, dev)[0];
     if (failed > 0) {
-      r.status = setup_status;
-      r.error = !setup_error.empty() ? setup_error : "another rank failed to set up this case";
+      r.status = setup_failure ? status_of(*setup_failure) : Status::error;
+      r.error = setup_failure ? setup_failure->line : "another rank failed to set up this case";
       return r;
     }
-    r.parameters = w->parameters();
-    r.unit = w->unit();
+    const double ranks = e.rank == 0 ? static_cast<double>(world) : 1.0;  // rank 0 reports the whole job
+    fill_workload_facts(r, *w, local.device, ranks);
     std::vector<torch::Tensor> state = w->trainable_parameters();
     for (auto& b : w->model_buffers()) state.push_back(b);
     broadcast_from_rank0(*comm, state);
@@ -140,6 +187,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
 
     RankAgreement agreement(*comm, dev);
     RankStats mine;
+    const int64_t skipped_before = w->skipped_steps();
     const SampledSteps sampled = sample_steps(*w, local.device, m, &agreement, [&](bool kept) {
       if (!kept) return;
       mine.exposed_sum_s += reducer->last_exposed_s();
@@ -147,66 +195,22 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
     });
     w->set_gradient_sync(nullptr);
 
-    mine.steps_s = sampled.own;
-    mine.median_step_s = median_of(mine.steps_s);
-    for (double t : mine.steps_s) mine.step_sum_s += t;
-    mine.loss_finite = std::isfinite(w->last_loss());
-    {
-      torch::NoGradGuard no_grad;
-      double k = 1.0;
-      for (const auto& p : w->trainable_parameters())
-        mine.params_checksum += p.to(torch::kDouble).sum().item<double>() * k++;
-    }
+    mine.finish(sampled.own, *w);
     // Every rank ran the same number of steps (agreement), so the packed vectors have one length.
     std::vector<RankStats> all;
     for (const auto& v : gather_all(*comm, mine.pack(), dev)) all.push_back(RankStats::unpack(v));
 
-    DistInfo d;
-    d.world_size = world;
+    int slowest_rank = 0;
+    DistInfo d = combine_ranks(all, &slowest_rank);
     d.backend = backend;
     d.bucket_bytes = bucket_bytes;
     d.buckets = static_cast<int64_t>(reducer->bucket_count());
-    d.single_process_throughput = std::numeric_limits<double>::quiet_NaN();
-    d.scaling_efficiency = std::numeric_limits<double>::quiet_NaN();
-    double total_step = 0.0, total_exposed = 0.0, total_in_flight = 0.0;
-    int slowest_rank = 0;
-    const double reference = all[0].params_checksum;
-    for (int k = 0; k < world; ++k) {
-      const RankStats& s = all[static_cast<size_t>(k)];
-      if (!s.loss_finite)
-        throw std::runtime_error("training diverged on rank " + std::to_string(k) + ": the loss is not finite");
-      // Bitwise equal with Gloo; a tolerance leaves room for a backend whose ranks round differently.
-      if (!(std::abs(s.params_checksum - reference) <= 1e-6 * std::max(1.0, std::abs(reference)))) {
-        throw std::runtime_error("the replicas diverged: rank " + std::to_string(k) +
-                                 "'s parameters differ from rank 0's");
-      }
-      d.rank_step_time_s.push_back(s.median_step_s);
-      d.rank_comm_share.push_back(s.step_sum_s > 0 ? s.exposed_sum_s / s.step_sum_s : 0.0);
-      total_step += s.step_sum_s;
-      total_exposed += s.exposed_sum_s;
-      total_in_flight += s.in_flight_sum_s;
-      if (s.median_step_s > all[static_cast<size_t>(slowest_rank)].median_step_s) slowest_rank = k;
-    }
-    d.comm_share = total_step > 0 ? total_exposed / total_step : 0.0;
-    d.comm_total_share = total_step > 0 ? total_in_flight / total_step : 0.0;
 
     // Rank 0 reports the slowest rank's steps; the others their own.
     const RankStats& pick = all[static_cast<size_t>(e.rank == 0 ? slowest_rank : e.rank)];
-    fill_timing(r, pick.steps_s, sampled, m);
-    r.tf32 = tf32_mode(local.device);
-    r.algorithm_search = algorithm_search_mode(local.device);
-    const double ranks = e.rank == 0 ? static_cast<double>(world) : 1.0;
-    r.throughput = ranks * static_cast<double>(w->samples_per_step()) / r.step_time_s.median;
-    r.tokens_per_s = ranks * static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
-    r.flops_per_step = ranks * w->flops_per_step();
-    r.model_flops_per_step = ranks * w->model_flops_per_step();
-    r.hardware_flops_per_step = ranks * w->hardware_flops_per_step();
-    r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
-    r.dist = d;
     // --data: this rank's own loader and waits (each rank reads its own shuffle: data_seed differs).
-    if (const auto stats = w->loader_stats()) {
-      r.data = data::make_data_info(*stats, sampled.own, sampled.data_wait, w->samples_per_step(), sampled.copy_wait);
-    }
+    fill_measured(r, *w, sampled, pick.steps_s, m, skipped_before, ranks);
+    r.dist = d;
     r.status = Status::ok;
   } catch (...) {
     set_failure(r, current_failure());

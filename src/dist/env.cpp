@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::dist {
 namespace {

@@ -14,7 +14,7 @@
 #include "core/subprocess.h"
 #include "dist/env.h"
 #include "runner/child.h"
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 extern char** environ;
 

@@ -21,7 +21,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
-#include "runner/plan.h"
+#include "core/value_rules.h"
 
 namespace trainbench::dist {
 namespace {

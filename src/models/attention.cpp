@@ -37,9 +37,8 @@ const std::vector<std::string>& available_attention_kernels() {
 
 AttentionKernel attention_kernel_from(const std::string& name) {
   static const std::vector<std::pair<std::string, AttentionKernel>> kernels = {
-      {"math", AttentionKernel::math},   {"sdpa", AttentionKernel::sdpa},
-      {"flash", AttentionKernel::flash}, {"efficient", AttentionKernel::efficient},
-      {"cudnn", AttentionKernel::cudnn},
+      {"math", AttentionKernel::math},           {"sdpa", AttentionKernel::sdpa},   {"flash", AttentionKernel::flash},
+      {"efficient", AttentionKernel::efficient}, {"cudnn", AttentionKernel::cudnn},
   };
   for (const auto& [n, k] : kernels) {
     if (n != name) continue;
@@ -86,11 +85,16 @@ std::string attention_param_help() {
 
 const char* to_string(AttentionKernel k) {
   switch (k) {
-    case AttentionKernel::sdpa: return "sdpa";
-    case AttentionKernel::flash: return "flash";
-    case AttentionKernel::efficient: return "efficient";
-    case AttentionKernel::cudnn: return "cudnn";
-    case AttentionKernel::math: break;
+    case AttentionKernel::sdpa:
+      return "sdpa";
+    case AttentionKernel::flash:
+      return "flash";
+    case AttentionKernel::efficient:
+      return "efficient";
+    case AttentionKernel::cudnn:
+      return "cudnn";
+    case AttentionKernel::math:
+      break;
   }
   return "math";
 }

@@ -92,6 +92,29 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
   return threads;
 }
 
+void fill_workload_facts(Record& r, const Workload& w, const DeviceSpec& device, double ranks) {
+  r.parameters = w.parameters();
+  r.unit = w.unit();
+  r.flops_per_step = ranks * w.flops_per_step();
+  r.model_flops_per_step = ranks * w.model_flops_per_step();
+  r.hardware_flops_per_step = ranks * w.hardware_flops_per_step();
+  r.tf32 = tf32_mode(device);
+  r.algorithm_search = algorithm_search_mode(device);
+}
+
+void fill_measured(Record& r, const Workload& w, const SampledSteps& sampled, const std::vector<double>& steps,
+                   const MeasureSettings& m, int64_t skipped_before, double ranks) {
+  r.skipped_steps = w.skipped_steps() - skipped_before;
+  r.loss_scale = w.loss_scale();
+  fill_timing(r, steps, sampled, m);
+  if (const auto stats = w.loader_stats()) {
+    r.data = data::make_data_info(*stats, sampled.own, sampled.data_wait, w.samples_per_step(), sampled.copy_wait);
+  }
+  r.throughput = ranks * static_cast<double>(w.samples_per_step()) / r.step_time_s.median;
+  r.tokens_per_s = ranks * static_cast<double>(w.tokens_per_step()) / r.step_time_s.median;
+  r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
+}
+
 Record measure_case(const Case& c, const MeasureSettings& m) {
   return measure_workload(c, m, [&] { return make_workload(c); });
 }
@@ -107,28 +130,14 @@ Record measure_workload(const Case& c, const MeasureSettings& m,
     meter.emplace(c.device);
     std::unique_ptr<Workload> w = build();
     meter->after_build(*w);
-    r.parameters = w->parameters();
-    r.flops_per_step = w->flops_per_step();
-    r.model_flops_per_step = w->model_flops_per_step();
-    r.hardware_flops_per_step = w->hardware_flops_per_step();
-    r.unit = w->unit();
-    r.tf32 = tf32_mode(c.device);
-    r.algorithm_search = algorithm_search_mode(c.device);
+    fill_workload_facts(r, *w, c.device);
 
     const int64_t skipped_before = w->skipped_steps();
     const SampledSteps s = sample_steps(*w, c.device, m);
-    r.skipped_steps = w->skipped_steps() - skipped_before;
-    r.loss_scale = w->loss_scale();
-    const double loss = w->last_loss();
-    if (!c.forward_only && !std::isfinite(loss)) {
+    if (!c.forward_only && !std::isfinite(w->last_loss())) {
       throw std::runtime_error("training diverged: the loss is not finite");
     }
-    fill_timing(r, s.own, s, m);
-    if (const auto stats = w->loader_stats())
-      r.data = data::make_data_info(*stats, s.own, s.data_wait, w->samples_per_step(), s.copy_wait);
-    r.throughput = static_cast<double>(w->samples_per_step()) / r.step_time_s.median;
-    r.tokens_per_s = static_cast<double>(w->tokens_per_step()) / r.step_time_s.median;
-    r.achieved_gflops = r.flops_per_step / r.step_time_s.median / 1e9;
+    fill_measured(r, *w, s, s.own, m, skipped_before);
     r.status = Status::ok;
   } catch (...) {
     set_failure(r, current_failure());

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/failure.h"
 #include "core/stopping.h"
@@ -36,6 +37,20 @@ Record measure_workload(const Case& c, const MeasureSettings& m,
 
 // A Record with the case's fields filled in and nothing measured yet (status error until set).
 Record case_record(const Case& c);
+
+struct SampledSteps;
+
+// The one filling of a Record from its workload, for a single process and for a data-parallel rank
+// alike. `ranks`: how many copies of the workload the figures stand for (a data-parallel rank 0
+// reports the whole job; 1 otherwise).
+// Before measuring (so a case that fails later still names its model's size): what the workload says
+// of itself (parameters, unit, FLOPs per step) and the device's math modes.
+void fill_workload_facts(Record& r, const Workload& w, const DeviceSpec& device, double ranks = 1.0);
+// After measuring: the loss scaler's skipped steps since `skipped_before` and its scale, the timing
+// of `steps` (the step times the figures stand for: this process's, or the slowest rank's), the input
+// pipeline's figures from this process's own steps, and throughput, tokens/s and achieved FLOP/s.
+void fill_measured(Record& r, const Workload& w, const SampledSteps& sampled, const std::vector<double>& steps,
+                   const MeasureSettings& m, int64_t skipped_before, double ranks = 1.0);
 
 // The Record of a case that produced none: status error with `why`.
 Record failed_record(const Case& c, const std::string& why);

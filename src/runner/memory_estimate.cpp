@@ -84,6 +84,65 @@ int64_t refinement_batch(const Points& p, const std::vector<int64_t>& set_aside,
   return predicted / 4 * 3 + predicted % 4 * 3 / 4;  // 3/4, without overflow near the cap
 }
 
+// The next batch to try: the next one asked for (`next` advances) while it is below every batch that
+// ran out of memory, else halfway between the largest that trained and the smallest that did not; 0
+// when no untried batch is left.
+int64_t next_batch(const std::vector<int64_t>& asked, size_t& next, const std::vector<int64_t>& oom,
+                   const std::vector<int64_t>& trained) {
+  if (next < asked.size() && (oom.empty() || asked[next] < oom.back())) return asked[next++];
+  if (oom.empty()) return 0;
+  const int64_t lo = trained.empty() ? 0 : trained.back();
+  const int64_t b = lo + (oom.back() - lo) / 2;
+  return b > lo ? b : 0;
+}
+
+// A try that neither trained with its memory measured nor ran out of memory ends the estimate.
+std::string try_failure(int64_t batch, const Record& r) {
+  return "batch " + std::to_string(batch) + ": " + std::string(to_string(r.status)) +
+         (r.error.empty() ? (r.memory ? "" : " (no memory measured)") : " (" + r.error + ")");
+}
+
+// Why no line can be fitted when fewer than two batches trained.
+std::string too_few_batches(const std::vector<int64_t>& trained, const std::vector<int64_t>& oom) {
+  if (trained.empty()) return "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)";
+  return "only batch " + std::to_string(trained.front()) + " trains (" + batch_list(oom) +
+         " ran out of memory); a fit needs two batches";
+}
+
+// What the fit assumed, for the record: the device's rule, then each way the measured batches
+// departed from those asked for (a stepped footprint, a hidden peak, batches added to refine, batches
+// that ran out of memory).
+std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const std::vector<int64_t>& fitted,
+                            const std::vector<int64_t>& oom, const std::vector<int64_t>& hidden,
+                            const std::vector<int64_t>& refined, int64_t refine_bytes) {
+  std::string a = prediction_assumptions(device);
+  if (lines.stepped) {
+    a += "; the footprint grew slower than the tensors between the measured batches (it grows in "
+         "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
+         "batches an upper bound";
+  }
+  if (!hidden.empty()) {
+    a += "; at batches " + numbers(hidden) +
+         " the peak was batch-independent (the forward's live bytes "
+         "grew faster than it: the activations had not yet reached it), so " +
+         (lines.aside_only ? std::string("the line through them is too flat (the larger batches measured after "
+                                         "them did not train): the predicted batches are an upper bound")
+                           : "the line stands on the larger batches measured after them");
+  }
+  if (!refined.empty()) {
+    a += "; " + batch_list(refined) + " added because the line through the smaller ones put the " +
+         "largest batch for " + format_bytes(refine_bytes) + " more than " + std::to_string(kMaxExtrapolation) +
+         "x beyond them (3/4 of that batch each time)";
+  }
+  if (!oom.empty()) {
+    // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
+    // asked for, and with two points its linearity is unchecked.
+    a +=
+        "; fitted on batches " + numbers(fitted) + " because " + batch_list(oom) + " ran out of memory while measuring";
+  }
+  return a;
+}
+
 }  // namespace
 
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
@@ -100,19 +159,10 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   // The batches asked for, smallest first, until one runs out of memory; then batches below the
   // smallest that did (halving while none has trained, bisecting above the largest that has) until as
   // many points as asked for trained or no untried batch is left between the two.
-  size_t wanted = asked.size();
-  size_t next = 0;
+  size_t wanted = asked.size(), next = 0;
   while (pts.batches.size() < wanted) {
-    int64_t b = 0;
-    if (next < asked.size() && (oom.empty() || asked[next] < oom.back())) {
-      b = asked[next++];
-    } else if (!oom.empty()) {
-      const int64_t lo = pts.batches.empty() ? 0 : pts.batches.back();
-      b = lo + (oom.back() - lo) / 2;
-      if (b <= lo) break;
-    } else {
-      break;
-    }
+    const int64_t b = next_batch(asked, next, oom, pts.batches);
+    if (b == 0) break;
     Case c = base;
     c.batch = b;
     Record r = run_one(c);
@@ -122,8 +172,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
       continue;
     }
     if (r.status != Status::ok || !r.memory) {
-      out.failure = "batch " + std::to_string(b) + ": " + std::string(to_string(r.status)) +
-                    (r.error.empty() ? (r.memory ? "" : " (no memory measured)") : " (" + r.error + ")");
+      out.failure = try_failure(b, r);
       return out;
     }
     pts.batches.push_back(b);
@@ -156,9 +205,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     }
   }
   if (pts.batches.size() < 2) {
-    out.failure = pts.batches.empty() ? "not even batch 1 trains (" + batch_list(oom) + " ran out of memory)"
-                                      : "only batch " + std::to_string(pts.batches.front()) + " trains (" +
-                                            batch_list(oom) + " ran out of memory); a fit needs two batches";
+    out.failure = too_few_batches(pts.batches, oom);
     return out;
   }
   const Lines lines = fit_lines(pts, hidden, base.device);
@@ -171,37 +218,9 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   m.fit->oom_batches = oom;
   if (!lines.aside_only) m.fit->set_aside_batches = hidden;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
-  for (int64_t size : sizes) {
-    m.predictions.push_back(memory::predict(
-        lines.footprint, size, requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt));
-  }
-  m.assumptions = prediction_assumptions(base.device);
-  if (lines.stepped) {
-    m.assumptions +=
-        "; the footprint grew slower than the tensors between the measured batches (it grows in "
-        "steps), so its slope is the tensors' through the largest batch: a lower bound, the predicted "
-        "batches an upper bound";
-  }
-  if (!hidden.empty()) {
-    m.assumptions +=
-        "; at batches " + numbers(hidden) +
-        " the peak was batch-independent (the forward's live bytes "
-        "grew faster than it: the activations had not yet reached it), so " +
-        (lines.aside_only ? std::string("the line through them is too flat (the larger batches measured after "
-                                        "them did not train): the predicted batches are an upper bound")
-                          : "the line stands on the larger batches measured after them");
-  }
-  if (!refined.empty()) {
-    m.assumptions += "; " + batch_list(refined) + " added because the line through the smaller ones put the " +
-                     "largest batch for " + format_bytes(refine_bytes) + " more than " +
-                     std::to_string(kMaxExtrapolation) + "x beyond them (3/4 of that batch each time)";
-  }
-  if (!oom.empty()) {
-    // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
-    // asked for, and with two points its linearity is unchecked.
-    m.assumptions += "; fitted on batches " + numbers(pts.batches) + " because " + batch_list(oom) +
-                     " ran out of memory while measuring";
-  }
+  const auto requested = requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt;
+  for (int64_t size : sizes) m.predictions.push_back(memory::predict(lines.footprint, size, requested));
+  m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, hidden, refined, refine_bytes);
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/value_rules.h"
+#include "core/value_rules.h"  // InputError and the list, number and size parsers
 #include "runner/case.h"
 
 namespace trainbench {
@@ -43,12 +43,6 @@ struct Sweep {
   std::map<std::string, SweepOverride> per_device;  // by device type: "cpu", "cuda"
 };
 
-// Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.
-class InputError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
 // Throws InputError for an unknown model, batch <= 0, unknown precision/layout/optimizer/device.
 std::vector<Case> make_plan(const Sweep& sweep);
 // Whether the sweep's cases on a device of this type ("cpu", "cuda") search their batch: the device's
@@ -65,15 +59,5 @@ std::vector<std::map<std::string, std::string>> params_product(
 
 // Parses `--set key=v1,v2` arguments into value lists. Throws InputError.
 std::map<std::string, std::vector<std::string>> parse_sets(const std::vector<std::string>& sets);
-
-// Parses "16,32,64" style lists. `what` names the flag in the error.
-std::vector<std::string> split_list(const std::string& text, const std::string& what);
-std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what);
-
-// The number `text` as `rule` (core/value_rules.h) allows it; throws InputError "<what>: <text> <reason>".
-double checked_number(const std::string& text, const NumberRule& rule, const std::string& what);
-
-// Parses sizes like 4G, 512M, 1.5GiB, 1000000 (bytes). Throws InputError.
-int64_t parse_size(const std::string& text, const std::string& what);
 
 }  // namespace trainbench
