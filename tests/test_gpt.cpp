@@ -386,7 +386,7 @@ TEST(Gpt, SizesAndParameterChecks) {
       {{"dropout", "1.5"}},
       {{"dropout", "x"}},
       {{"checkpoint", "2"}},
-      {{"attention", "flash"}},
+      {{"attention", "fused"}},
       {{"depth", "2"}},
   };
   for (const auto& p : bad) {
