@@ -152,8 +152,17 @@ TEST(ScriptWorkload, TrainingLowersTheLossAndChangesTheParameters) {
   const double first = w->last_loss();
   for (int i = 0; i < 30; ++i) w->step();
   EXPECT_LT(w->last_loss(), first);  // the same synthetic batch every step: SGD must fit it better
+  // Every parameter moves but the conv's bias: the batch norm right after the conv subtracts each
+  // channel's batch mean, so a constant added to a channel changes nothing downstream and its gradient
+  // is zero but for rounding (LibTorch 2.x's kernels give exactly zero; 1.13's a few ulps).
   const auto after = w->trainable_parameters();
-  for (size_t i = 0; i < before.size(); ++i) EXPECT_FALSE(torch::equal(before[i], after[i])) << "parameter " << i;
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (i == 1) {
+      EXPECT_LT((after[i] - before[i]).abs().max().item<double>(), 1e-6) << "the conv's bias";
+    } else {
+      EXPECT_FALSE(torch::equal(before[i], after[i])) << "parameter " << i;
+    }
+  }
 }
 
 TEST(ScriptWorkload, TokenLmAndMseTargetsTrain) {
