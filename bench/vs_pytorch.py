@@ -96,6 +96,8 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--allocator", choices=["both", "tuned", "system"], default="both",
+                   help="which allocator settings to measure (both: tuned and system, alternating)")
     a = p.parse_args()
     exe = os.path.join(a.build, "trainbench")
     names = a.workloads.split(",")
@@ -119,7 +121,7 @@ def main():
         med = {("tb", True): [], ("py", True): [], ("tb", False): [], ("py", False): []}
         harness, unit = [], ""
         for _ in range(a.rounds):
-            for tuned in (True, False):
+            for tuned in {"both": (True, False), "tuned": (True,), "system": (False,)}[a.allocator]:
                 b = run_trainbench(exe, name, a.threads, a.warmup, a.steps, system_allocator=not tuned)
                 unit = b["unit"]
                 med[("tb", tuned)].append(b["step_time_s"]["median"])
@@ -127,7 +129,7 @@ def main():
                 harness.append(100.0 * (b["wall_time_s"] - stepped) / b["wall_time_s"])
                 py = run_pytorch(a.python, name, a.threads, a.warmup, a.steps, tuned)
                 med[("py", tuned)].append(statistics.median(py["samples_s"]))
-        thr = {k: batch / min(v) for k, v in med.items()}
+        thr = {k: batch / min(v) if v else float("nan") for k, v in med.items()}
         r_t = thr[("tb", True)] / thr[("py", True)]
         r_s = thr[("tb", False)] / thr[("py", False)]
         print(f"{name:<18} {unit:<12} {thr[('tb', True)]:>9.2f} {thr[('py', True)]:>9.2f} {r_t:>6.3f} "

@@ -16,7 +16,8 @@
 #    CUDA toolkit mounted read-only at /usr/local/cuda (the GPU machine has nvcc, and pip torch's CMake
 #    configuration needs a toolkit).
 # 4. gpu-check.sh --cpu-smoke run inside, in a network namespace of its own (unshare -n: no route out),
-#    with the build and time limits stretched for 2 cores (BUILD_S, BUDGET_S).
+#    with the build and time limits stretched for 2 cores (BUILD_S, BUDGET_S). Its build folder
+#    (/work/build in the root) is kept, so a second rehearsal compiles only what changed.
 # Ends with gpu-check's summary table (step, status, seconds, headline figure); its files are in --out.
 # Needs root (debootstrap, chroot, mount, unshare) and Debian's package mirror for step 1.
 set -euo pipefail
@@ -90,8 +91,8 @@ fi
 if (( prepare )); then say "prepared $bare in $((SECONDS - t0)) s"; exit 0; fi
 
 # ---- 3. the checkout, the carried folder, the toolkit ------------------------------------------------
-rm -rf "$bare/work" && mkdir -p "$bare/work/trainbench" "$bare/out"
-(cd "$root_src" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$bare/work/trainbench")
+rm -rf "$bare/work/trainbench" "$bare/out" && mkdir -p "$bare/work/trainbench" "$bare/out"
+(cd "$root_src" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents --preserve=timestamps -t "$bare/work/trainbench")
 "$root_src/scripts/vendor-headers.sh" "$bare/work/trainbench/third_party" > /dev/null
 say "carried folder: $(du -sh "$bare/work/trainbench/third_party" | cut -f1)"
 mkdir -p "$bare/usr/local/cuda" "$bare/proc" "$bare/dev"

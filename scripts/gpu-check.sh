@@ -106,6 +106,8 @@ fi
 configure=(cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTRAINBENCH_BUILD_TESTS=OFF
            "-DTRAINBENCH_THIRD_PARTY=$third_party")
 [[ -n $prefix ]] && configure+=("-DCMAKE_PREFIX_PATH=$prefix")
+# Ninja where there is one (the GPU machine has it): it schedules every module's objects at once.
+command -v ninja > /dev/null && [[ ! -f $build/Makefile ]] && configure+=(-G Ninja)
 step configure 240 "${configure[@]}"
 if ! grep -q "trainbench: LibTorch" "$out/configure.txt"; then
   say "error: cmake did not configure (see $out/configure.txt)"
@@ -143,6 +145,11 @@ if (( smoke )); then
   step explain 120 "$exe" explain --model mobilenet_v2 --batch 1 --device cpu -o "$out/explain.json"
   step seed2019-bf16 180 "$exe" run --case "$tiny:b2:bf16:nchw:cpu" --case bilstm:embed=8,hidden=8,seq=6,vocab=50:b2:bf16:nchw:cpu \
        "${fast[@]}" -o "$out/seed2019-bf16.json"
+  # --data on images: the JPEG and PNG decoders the build linked (from the carried folder on a machine
+  # without their -dev packages).
+  rm -rf "$build/images"
+  step make-data 60 "$exe" make-data "$build/images" --images 16 --classes 2
+  step data-images 120 "$exe" run --model resnet18 --batch 2 --data "$build/images" "${fast[@]}" -o "$out/data-images.json"
 else
   # Short stopping rules: the check proves the GPU path and gives first numbers, not a study.
   step quick 90 "$exe" run --suite quick --device cuda --min-time 1 --max-time 3 --timeout 60 -o "$out/quick.json"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Copies the header-only dependencies (CLI11, nlohmann_json, fmt, toml++) and the image decoders
+# Copies the header-only dependencies (CLI11, nlohmann_json, fmt, toml++, gloo's headers) and the image decoders
 # (libjpeg-turbo's TurboJPEG, libpng and zlib, as static libraries with their headers) from this Debian
 # machine's packages into one folder, so trainbench builds where they are not installed and nothing
 # can be downloaded (scripts/gpu-check.sh; cmake -DTRAINBENCH_THIRD_PARTY=FOLDER). fmt and toml++ are
@@ -10,7 +10,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=${1:-$root/third_party}
 
-declare -A pkg_of=([CLI]=libcli11-dev [nlohmann]=nlohmann-json3-dev [fmt]=libfmt-dev [toml++]=libtomlplusplus-dev)
+# gloo: the headers that LibTorch's c10d headers include (ProcessGroupGloo.hpp) and that a pip torch
+# does not ship; Debian's libgloo-dev has them.
+declare -A pkg_of=([CLI]=libcli11-dev [nlohmann]=nlohmann-json3-dev [fmt]=libfmt-dev [toml++]=libtomlplusplus-dev
+                   [gloo]=libgloo-dev)
 for dir in "${!pkg_of[@]}"; do
   if [[ ! -d /usr/include/$dir ]]; then
     echo "vendor-headers: error: /usr/include/$dir is missing (install ${pkg_of[$dir]}: scripts/setup-deps.sh)" >&2
@@ -22,7 +25,7 @@ rm -rf "$dest"
 mkdir -p "$dest/include" "$dest/licenses"
 {
   echo "# Header-only dependencies copied by scripts/vendor-headers.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  for dir in CLI nlohmann fmt toml++; do
+  for dir in CLI nlohmann fmt toml++ gloo; do
     pkg=${pkg_of[$dir]}
     cp -r "/usr/include/$dir" "$dest/include/"
     version=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || echo unknown)

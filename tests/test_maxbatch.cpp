@@ -580,5 +580,21 @@ TEST(MaxBatch, FromThePredictionWhenTheFitsTriesBracketTheAnswerNoneIsTriedTwice
   EXPECT_EQ(tried, (std::vector<int64_t>{4, 2, 1}));
 }
 
+// --max-batch bounds every try, the batches the prediction adds to refine its line included: a tiny
+// bert under a limit far above what 8 sequences need (its line predicts over 100000) tries 4 and 8
+// only, and 8 is the answer, marked as the limit. (Before the fix the refinement tried 333700.)
+TEST(MaxBatch, NoTryAboveTheMaxBatchLimitWhenThePredictionIsFarAbove) {
+  const MaxBatchRun run =
+      run_maxbatch("cap",
+                   "--model bert --set layers=1 --set hidden=32 --set heads=2 --set vocab=50 --set seq=16 --device cpu"
+                   " --memory-limit 4G --max-batch 8 --warmup 1 --min-steps 1 --max-steps 1 --min-time 0"
+                   " --max-noise 100");
+  ASSERT_EQ(run.cmd.code, 0) << run.cmd.err;
+  std::vector<int64_t> tried;
+  for (const auto& r : run.results.benchmarks) tried.push_back(r.batch_size);
+  EXPECT_EQ(tried, (std::vector<int64_t>{4, 8})) << run.cmd.out;
+  EXPECT_NE(run.cmd.out.find("largest batch that trains: 8 (the --max-batch limit"), std::string::npos) << run.cmd.out;
+}
+
 }  // namespace
 }  // namespace trainbench

@@ -147,7 +147,7 @@ std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const 
 
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
-                               int64_t refine_bytes) {
+                               int64_t refine_bytes, int64_t max_refine_batch) {
   MemoryEstimate out;
   Points pts;
   std::vector<int64_t> oom;
@@ -196,7 +196,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     }
     // Then: the line carried too far to predict for the size asked to refine for? Measure nearer it.
     if (refine_bytes > 0 && static_cast<int>(refined.size()) < kMaxRefinements) {
-      const int64_t at = refinement_batch(pts, hidden, base.device, refine_bytes);
+      const int64_t at = std::min(refinement_batch(pts, hidden, base.device, refine_bytes), max_refine_batch);
       if (at > pts.batches.back()) {
         refined.push_back(at);
         asked.push_back(at);

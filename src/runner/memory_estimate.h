@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,13 @@ struct MemoryEstimate {
 // and it bends (steeper at small batches), so their slope can be off by a third; a far extrapolation
 // carries that error whole. Three quarters: near enough that what is left to extrapolate is short,
 // below the prediction far enough that the batch rarely runs out of memory (a line through small
-// batches predicts low where the footprint bends that way).
+// batches predicts low where the footprint bends that way). No batch added so is above
+// `max_refine_batch` (maxbatch's --max-batch): one that would be is measured at that cap instead, and
+// none once the largest measured batch is the cap.
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
-                               int64_t refine_bytes = 0);
+                               int64_t refine_bytes = 0,
+                               int64_t max_refine_batch = std::numeric_limits<int64_t>::max());
 
 constexpr int64_t kMaxExtrapolation = 4;
 constexpr int kMaxRefinements = 2;
