@@ -224,5 +224,6 @@ for name, code, seconds in rows:
     print(f"{name}\t{status}\t{seconds}\t{headline}")
 PY
 say "done in $(( $(date +%s) - start ))s; summary:"
-column -t -s $'\t' "$out/summary.tsv" | tee -a "$log" >&2
+# column(1) is not on every machine (a minimal root lacks it): the table as it is there.
+{ column -t -s $'\t' "$out/summary.tsv" 2> /dev/null || cat "$out/summary.tsv"; } | tee -a "$log" >&2
 ls -la "$out" >> "$log"
