@@ -130,6 +130,40 @@ TEST(Compare, ThreadsLeftOutOfTheKeyUnlessSwept) {
   EXPECT_EQ(c.only_in_other.size(), 2u);  // googlenet, resnet50 t4
 }
 
+// bert trained on LibTorch 1.13 (attention=math, its only kernel) pairs with the same bert on 2.x
+// (attention=sdpa, its default): the kernel is how, not what, is computed. A file that holds both
+// kernels keeps them apart.
+TEST(Compare, AttentionKernelsPairAcrossBuildsUnlessAFileHoldsBoth) {
+  auto bert = [](const std::string& kernel, double throughput) {
+    Record r;
+    r.model = "bert";
+    r.params = {{"layers", "2"}, {"attention", kernel}};
+    r.batch_size = 8;
+    r.device = "cpu";
+    r.precision = "fp32";
+    r.layout = "nchw";
+    r.optimizer = "adamw";
+    r.threads = 2;
+    r.status = Status::ok;
+    r.throughput = throughput;
+    r.step_time_s.median = 8.0 / throughput;
+    r.step_time_s.n = 6;
+    return r;
+  };
+  ResultsFile old_build, new_build;
+  old_build.context = new_build.context = read_results(kBase).context;
+  old_build.benchmarks = {bert("math", 10.0)};
+  new_build.benchmarks = {bert("sdpa", 12.0)};
+  const Comparison c = compare_runs(old_build, new_build, "1.13", "2.11");
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(*c.cases[0].ratio, 1.2);
+  new_build.benchmarks.push_back(bert("math", 11.0));
+  const Comparison both = compare_runs(old_build, new_build, "1.13", "2.11");
+  ASSERT_EQ(both.cases.size(), 1u) << "math meets math only";
+  EXPECT_DOUBLE_EQ(*both.cases[0].ratio, 1.1);
+  EXPECT_EQ(both.only_in_other.size(), 1u);
+}
+
 TEST(CompareCli, PrintsEveryFormat) {
   const fs::path dir = temp_dir("compare", "formats");
   CmdResult r = run_trainbench("compare " + kBase + " " + kOther, dir);

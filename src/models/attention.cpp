@@ -35,12 +35,21 @@ const std::vector<std::string>& available_attention_kernels() {
   return v;
 }
 
-AttentionKernel attention_kernel_from(const std::string& name) {
+namespace {
+
+// Every kernel by its parameter text: the one table both directions read.
+const std::vector<std::pair<std::string, AttentionKernel>>& kernel_names() {
   static const std::vector<std::pair<std::string, AttentionKernel>> kernels = {
       {"math", AttentionKernel::math},           {"sdpa", AttentionKernel::sdpa},   {"flash", AttentionKernel::flash},
       {"efficient", AttentionKernel::efficient}, {"cudnn", AttentionKernel::cudnn},
   };
-  for (const auto& [n, k] : kernels) {
+  return kernels;
+}
+
+}  // namespace
+
+AttentionKernel attention_kernel_from(const std::string& name) {
+  for (const auto& [n, k] : kernel_names()) {
     if (n != name) continue;
     const auto& here = available_attention_kernels();
     if (std::find(here.begin(), here.end(), name) != here.end()) return k;
@@ -84,17 +93,8 @@ std::string attention_param_help() {
 }
 
 const char* to_string(AttentionKernel k) {
-  switch (k) {
-    case AttentionKernel::sdpa:
-      return "sdpa";
-    case AttentionKernel::flash:
-      return "flash";
-    case AttentionKernel::efficient:
-      return "efficient";
-    case AttentionKernel::cudnn:
-      return "cudnn";
-    case AttentionKernel::math:
-      break;
+  for (const auto& [n, kernel] : kernel_names()) {
+    if (kernel == k) return n.c_str();
   }
   return "math";
 }
