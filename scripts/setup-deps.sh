@@ -21,7 +21,7 @@ if [ "$torch" = pip ]; then packages+=(python3 python3-venv); fi
 if [ "${TRAINBENCH_WITH_PYTHON:-0}" = 1 ] && [ "$torch" = debian ]; then
   packages+=(python3-torch python3-torchvision python3-pil)
 fi
-packages+=(ccache)  # a rebuild of unchanged sources (a fresh clone, CI) compiles nothing again
+packages+=(ccache)  # a rebuild of unchanged sources in the same folder compiles nothing again
 
 missing=()
 for p in "${packages[@]}"; do
