@@ -3,7 +3,6 @@
 #include <ATen/record_function.h>
 #include <torch/version.h>
 
-#include <algorithm>
 #include <cmath>
 #include <utility>
 #include <limits>
@@ -24,41 +23,64 @@ namespace {
 thread_local bool force_math = false;
 }  // namespace
 
-const std::vector<std::string>& available_attention_kernels() {
-#if defined(TRAINBENCH_HAS_CUDNN_SDPA)
-  static const std::vector<std::string> v = {"math", "sdpa", "flash", "efficient", "cudnn"};
-#elif defined(TRAINBENCH_HAS_SDPA)
-  static const std::vector<std::string> v = {"math", "sdpa", "flash", "efficient"};
-#else
-  static const std::vector<std::string> v = {"math"};
-#endif
-  return v;
-}
-
 namespace {
 
-// Every kernel by its parameter text: the one table both directions read.
-const std::vector<std::pair<std::string, AttentionKernel>>& kernel_names() {
-  static const std::vector<std::pair<std::string, AttentionKernel>> kernels = {
-      {"math", AttentionKernel::math},           {"sdpa", AttentionKernel::sdpa},   {"flash", AttentionKernel::flash},
-      {"efficient", AttentionKernel::efficient}, {"cudnn", AttentionKernel::cudnn},
+// Every kernel: its parameter text, and the LibTorch it needs ("" for any; whether this build has it).
+struct KernelName {
+  const char* name;
+  AttentionKernel kernel;
+  const char* needs;
+  bool here;
+};
+
+#ifdef TRAINBENCH_HAS_SDPA
+constexpr bool kSdpa = true;
+#else
+constexpr bool kSdpa = false;
+#endif
+#ifdef TRAINBENCH_HAS_CUDNN_SDPA
+constexpr bool kCudnnSdpa = true;
+#else
+constexpr bool kCudnnSdpa = false;
+#endif
+
+// The one table the parse, the printing and the list of available kernels read.
+const std::vector<KernelName>& kernel_names() {
+  static const std::vector<KernelName> kernels = {
+      {"math", AttentionKernel::math, "", true},
+      {"sdpa", AttentionKernel::sdpa, "2.0", kSdpa},
+      {"flash", AttentionKernel::flash, "2.0", kSdpa},
+      {"efficient", AttentionKernel::efficient, "2.0", kSdpa},
+      {"cudnn", AttentionKernel::cudnn, "2.4", kCudnnSdpa},
   };
   return kernels;
 }
 
 }  // namespace
 
+const std::vector<std::string>& available_attention_kernels() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const auto& k : kernel_names()) {
+      if (k.here) out.emplace_back(k.name);
+    }
+    return out;
+  }();
+  return v;
+}
+
 AttentionKernel attention_kernel_from(const std::string& name) {
-  for (const auto& [n, k] : kernel_names()) {
-    if (n != name) continue;
-    const auto& here = available_attention_kernels();
-    if (std::find(here.begin(), here.end(), name) != here.end()) return k;
-    throw std::invalid_argument(name + " (scaled_dot_product_attention" +
-                                (k == AttentionKernel::sdpa ? std::string() : " with only its " + name + " backend") +
-                                ") needs LibTorch " + (k == AttentionKernel::cudnn ? "2.4" : "2.0") +
-                                " or later; this is " + TORCH_VERSION + ", use attention=math");
+  std::string all;
+  for (const auto& k : kernel_names()) {
+    all += (all.empty() ? "" : ", ") + std::string(k.name);
+    if (name != k.name) continue;
+    if (k.here) return k.kernel;
+    throw std::invalid_argument(
+        name + " (scaled_dot_product_attention" +
+        (k.kernel == AttentionKernel::sdpa ? std::string() : " with only its " + name + " backend") +
+        ") needs LibTorch " + k.needs + " or later; this is " + TORCH_VERSION + ", use attention=math");
   }
-  throw std::invalid_argument("expected one of: math, sdpa, flash, efficient, cudnn");
+  throw std::invalid_argument("expected one of: " + all);
 }
 
 void select_sdpa_backends(AttentionKernel k) {
@@ -93,8 +115,8 @@ std::string attention_param_help() {
 }
 
 const char* to_string(AttentionKernel k) {
-  for (const auto& [n, kernel] : kernel_names()) {
-    if (kernel == k) return n.c_str();
+  for (const auto& n : kernel_names()) {
+    if (n.kernel == k) return n.name;
   }
   return "math";
 }
