@@ -37,13 +37,14 @@ inline void write_jpeg(const std::filesystem::path& p, int w, int h, int shade) 
   write_bytes(p, data::encode_jpeg(px.data(), w, h, 90));
 }
 
-// Makes each batch after sleeping `delay_s` (0: at once): one scalar tensor holding its index. The
-// slowed source of the data-wait tests.
+// Makes each batch after sleeping `delay_s` (0: at once; batch 0 sleeps `first_delay_s` instead when
+// that is given): one scalar tensor holding its index. The slowed source of the data-wait tests.
 class FakeSource final : public data::BatchSource {
  public:
-  explicit FakeSource(double delay_s) : delay_s_(delay_s) {}
+  explicit FakeSource(double delay_s, double first_delay_s = -1) : delay_s_(delay_s), first_delay_s_(first_delay_s) {}
   data::Batch make(int64_t index, data::StageTimes& t) override {
-    if (delay_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay_s_));
+    const double delay = index == 0 && first_delay_s_ >= 0 ? first_delay_s_ : delay_s_;
+    if (delay > 0) std::this_thread::sleep_for(std::chrono::duration<double>(delay));
     ++t.samples;
     data::Batch b;
     b.tensors = {torch::full({1}, index, torch::kLong)};
@@ -57,7 +58,7 @@ class FakeSource final : public data::BatchSource {
   }
 
  private:
-  double delay_s_;
+  double delay_s_, first_delay_s_;
 };
 
 }  // namespace trainbench::test

@@ -187,6 +187,7 @@ TEST(ImageLoader, EpochsAreShuffledPermutationsBeyondThePrefetchQueue) {
   std::map<int64_t, Batch> by_index;
   for (int i = 0; i < 15; ++i) {
     Batch b = loader.next();
+    ASSERT_EQ(b.index, i);  // handed over in the order asked for, whichever thread finished first
     ASSERT_EQ(b.tensors[0].sizes().vec(), (std::vector<int64_t>{4, 3, 12, 16}));
     EXPECT_TRUE(torch::isfinite(b.tensors[0]).all().item<bool>());
     for (size_t k = 0; k < b.items.size(); ++k) {

@@ -76,10 +76,17 @@ void Loader::work() {
 
 Batch Loader::next() {
   std::unique_lock<std::mutex> lock(mu_);
-  ready_.wait(lock, [&] { return !queue_.empty() || error_; });
-  if (queue_.empty()) std::rethrow_exception(error_);
-  Batch b = std::move(queue_.front());
-  queue_.pop_front();
+  // The wanted batch is made or in flight: the threads start batches in index order and the capacity
+  // counts those in flight, so it always arrives unless its source threw.
+  auto wanted = queue_.end();
+  ready_.wait(lock, [&] {
+    wanted = std::find_if(queue_.begin(), queue_.end(), [&](const Batch& b) { return b.index == next_deliver_; });
+    return wanted != queue_.end() || error_;
+  });
+  if (wanted == queue_.end()) std::rethrow_exception(error_);
+  Batch b = std::move(*wanted);
+  queue_.erase(wanted);
+  ++next_deliver_;
   lock.unlock();
   space_.notify_one();
   return b;

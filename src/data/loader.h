@@ -1,5 +1,7 @@
 // The loader: N threads make batches ahead of the training step and hand them over through a bounded
-// queue, as PyTorch's DataLoader workers with a prefetch factor do. A BatchSource says how to make
+// queue, in the order they were asked for, as PyTorch's DataLoader workers with a prefetch factor do
+// (its default in_order=True): a batch that is ready before an earlier one waits for it, so the model
+// sees the same batches in the same order whatever the number of threads. A BatchSource says how to make
 // batch i (an ImageFolder of JPEGs, a token file, a test's slow fake); the loader owns threads and queue.
 #pragma once
 #include <torch/torch.h>
@@ -18,7 +20,7 @@
 namespace trainbench::data {
 
 struct Batch {
-  int64_t index = 0;                   // 0, 1, 2, ... in the order they were asked for (not delivered)
+  int64_t index = 0;                   // 0, 1, 2, ... in the order they were asked for and delivered
   std::vector<torch::Tensor> tensors;  // e.g. {images, labels} or {token ids, targets}
   std::vector<int64_t> items;          // the samples it holds (file indices, token offsets)
 };
@@ -54,7 +56,8 @@ class Loader {
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
 
-  // The next ready batch; blocks until one is. Rethrows the error a source threw.
+  // The next batch in index order; blocks until it is ready. Rethrows the error a source threw (a
+  // failed batch never arrives, so the batches after it are not handed over either).
   Batch next();
   LoaderStats stats() const;
   int threads() const { return static_cast<int>(workers_.size()); }
@@ -66,9 +69,10 @@ class Loader {
   size_t capacity_;
   mutable std::mutex mu_;
   std::condition_variable ready_, space_;
-  std::deque<Batch> queue_;
+  std::deque<Batch> queue_;  // made batches, in the order they were finished
   size_t in_flight_ = 0;
-  int64_t next_index_ = 0;
+  int64_t next_index_ = 0;    // the next batch a thread starts
+  int64_t next_deliver_ = 0;  // the next batch next() hands over
   bool stop_ = false;
   std::exception_ptr error_;
   StageTimes totals_;
