@@ -102,7 +102,7 @@ TEST(JpegDecode, ScaledDecodeHasTheScaledSizeAndTheSameColours) {
   EXPECT_TRUE(dec.decode(jpeg.data(), jpeg.size(), {1, 1}, full)) << dec.error();
 }
 
-TEST(Augment, BilinearCropFlipNormalizeMatchesAHandComputedPixel) {
+TEST(Augment, AntialiasedCropFlipNormalizeMatchesAHandComputedPixel) {
   // A 4x2 image; red values by pixel: row 0: 10 20 30 40, row 1: 50 60 70 80; green 0; blue 255.
   std::vector<uint8_t> rgb(4 * 2 * 3, 0);
   const int red[8] = {10, 20, 30, 40, 50, 60, 70, 80};
@@ -110,32 +110,51 @@ TEST(Augment, BilinearCropFlipNormalizeMatchesAHandComputedPixel) {
     rgb[i * 3] = static_cast<uint8_t>(red[i]);
     rgb[i * 3 + 2] = 255;
   }
-  // The whole image to 2x1: output x=0 samples source x = (0 + 0.5) * 4/2 - 0.5 = 0.5, y = 0.5 * 2 - 0.5
-  // = 0.5: the mean of pixels (0,0) (1,0) (0,1) (1,1) = (10 + 20 + 50 + 60) / 4 = 35; output x=1 samples
-  // x = 2.5: (30 + 40 + 70 + 80) / 4 = 55.
+  // The whole image to 2x1, by Pillow's bilinear resize: shrinking by 2 stretches the triangle filter
+  // to a radius of 2. Output x=0 is centred at source x = 1.0: pixels 0, 1, 2 (centres 0.5, 1.5, 2.5)
+  // weigh 1 - |d| / 2 = 0.75, 0.75, 0.25, normalised 3/7, 3/7, 1/7. Row 0: (3*10 + 3*20 + 30) / 7 =
+  // 17.14, rounded to 17 (Pillow's horizontal pass gives bytes); row 1: 400 / 7 = 57.14 -> 57. The
+  // vertical pass (centre 1.0, rows 0 and 1 at 0.75 each) averages them: 37. Output x=1, centred at 3.0:
+  // pixels 1, 2, 3 at 1/7, 3/7, 3/7: row 0 230 / 7 -> 33, row 1 510 / 7 -> 73; 53.
   const CropBox all{0, 0, 4, 2};
   auto norm = [](double v, int c) { return (v / 255.0 - kImagenetMean[c]) / kImagenetStd[c]; };
   std::vector<float> out(2 * 1 * 3);
   crop_resize_normalize(rgb.data(), 4, 2, all, 2, 1, false, false, out.data());
   // Planar: red plane [x0, x1], green plane, blue plane.
-  EXPECT_NEAR(out[0], norm(35, 0), 1e-5);
-  EXPECT_NEAR(out[1], norm(55, 0), 1e-5);
+  EXPECT_NEAR(out[0], norm(37, 0), 1e-5);
+  EXPECT_NEAR(out[1], norm(53, 0), 1e-5);
   EXPECT_NEAR(out[2], norm(0, 1), 1e-5);
   EXPECT_NEAR(out[5], norm(255, 2), 1e-5);
   // Flipped: the columns trade places.
   crop_resize_normalize(rgb.data(), 4, 2, all, 2, 1, true, false, out.data());
-  EXPECT_NEAR(out[0], norm(55, 0), 1e-5);
-  EXPECT_NEAR(out[1], norm(35, 0), 1e-5);
+  EXPECT_NEAR(out[0], norm(53, 0), 1e-5);
+  EXPECT_NEAR(out[1], norm(37, 0), 1e-5);
   // Channels-last: pixel by pixel, (r, g, b) each.
   crop_resize_normalize(rgb.data(), 4, 2, all, 2, 1, false, true, out.data());
-  EXPECT_NEAR(out[0], norm(35, 0), 1e-5);
+  EXPECT_NEAR(out[0], norm(37, 0), 1e-5);
   EXPECT_NEAR(out[2], norm(255, 2), 1e-5);
-  EXPECT_NEAR(out[3], norm(55, 0), 1e-5);
+  EXPECT_NEAR(out[3], norm(53, 0), 1e-5);
   // A crop of the right half, at its own size (2x2 -> 2x2): the pixels themselves, no blending.
   std::vector<float> same(2 * 2 * 3);
   crop_resize_normalize(rgb.data(), 4, 2, CropBox{2, 0, 2, 2}, 2, 2, false, false, same.data());
   EXPECT_NEAR(same[0], norm(30, 0), 1e-5);
   EXPECT_NEAR(same[3], norm(80, 0), 1e-5);
+}
+
+TEST(Augment, AnEnlargedCropBlendsOnlyItsOwnPixels) {
+  // A 4x1 image, red 0 100 200 250; the crop is pixels 1 and 2, enlarged to 4 wide (Pillow's resize of
+  // the cropped image). Outputs are centred at 1.25, 1.75, 2.25, 2.75; the filter is plain bilinear
+  // (radius 1) over the crop's pixels only (centres 1.5 and 2.5): the edges take their pixel alone,
+  // 100 and 200, not a blend with 0 or 250 outside the crop; the middle ones 0.75/0.25: 125 and 175.
+  std::vector<uint8_t> rgb(4 * 3, 0);
+  const int red[4] = {0, 100, 200, 250};
+  for (int i = 0; i < 4; ++i) rgb[i * 3] = static_cast<uint8_t>(red[i]);
+  std::vector<uint8_t> out(4 * 3);
+  crop_resize_bytes(rgb.data(), 4, 1, CropBox{1, 0, 2, 1}, 4, 1, false, true, out.data());
+  EXPECT_EQ(out[0], 100);
+  EXPECT_EQ(out[3], 125);
+  EXPECT_EQ(out[6], 175);
+  EXPECT_EQ(out[9], 200);
 }
 
 TEST(Augment, RandomResizedCropStaysInsideWithinScaleAndRatio) {
@@ -189,9 +208,24 @@ TEST(ImageLoader, EpochsAreShuffledPermutationsBeyondThePrefetchQueue) {
     Batch b = loader.next();
     ASSERT_EQ(b.index, i);  // handed over in the order asked for, whichever thread finished first
     ASSERT_EQ(b.tensors[0].sizes().vec(), (std::vector<int64_t>{4, 3, 12, 16}));
-    EXPECT_TRUE(torch::isfinite(b.tensors[0]).all().item<bool>());
+    for (int c = 0; c < 3; ++c) {
+      // A resized pixel is a bilinear blend (weights >= 0, summing to 1) of decoded levels in [0, 255],
+      // normalized with ImageNet's mean and std: within [(0 - mean) / std, (1 - mean) / std].
+      const torch::Tensor channel = b.tensors[0].select(1, c);
+      EXPECT_GE(channel.min().item<double>(), (0.0 - kImagenetMean[c]) / kImagenetStd[c] - 1e-5) << "channel " << c;
+      EXPECT_LE(channel.max().item<double>(), (1.0 - kImagenetMean[c]) / kImagenetStd[c] + 1e-5) << "channel " << c;
+    }
     for (size_t k = 0; k < b.items.size(); ++k) {
       EXPECT_EQ(b.tensors[1][k].item<int64_t>(), f.labels[b.items[k]]);  // the label travels with its image
+      // ... and so does the image: make_folder's img<i>.jpg has the constant blue level i * 7 % 256, which
+      // crop, resize and flip keep. JPEG's 4:2:0 chroma rounding beside the red and green gradients moves
+      // single pixels by up to 8 levels, a crop's mean by under 2.5 (libjpeg through PIL at quality 90 on
+      // these images, decoded whole and DCT-scaled): the mean blue level is within 4 of the file's, and
+      // the next image's (7 levels off) is not.
+      const std::string file = fs::path(f.files[b.items[k]]).stem().string();  // img<i>
+      const int shade = std::stoi(file.substr(3)) * 7 % 256;
+      const double blue = b.tensors[0][k][2].mean().item<double>() * kImagenetStd[2] + kImagenetMean[2];
+      EXPECT_NEAR(255.0 * blue, shade, 4.0) << f.files[b.items[k]];
     }
     by_index.emplace(b.index, std::move(b));
   }

@@ -34,53 +34,96 @@ CropBox random_resized_crop(int width, int height, std::mt19937_64& rng) {
 
 namespace {
 
-// For each output coordinate: the two source indices and the weight of the second (bilinear,
-// half-pixel centres, clamped at the edges).
-struct Tap {
-  int i0, i1;
-  float w1;
-};
-
-std::vector<Tap> taps(double start, double length, int out, int limit) {
-  std::vector<Tap> t(out);
-  const double step = length / out;
-  for (int o = 0; o < out; ++o) {
-    double s = start + (o + 0.5) * step - 0.5;
-    s = std::clamp(s, 0.0, static_cast<double>(limit - 1));
-    const int i0 = static_cast<int>(s);
-    const int i1 = std::min(i0 + 1, limit - 1);
-    t[o] = {i0, i1, static_cast<float>(s - i0)};
-  }
-  return t;
+// The triangle (bilinear) filter.
+double triangle(double x) {
+  x = std::fabs(x);
+  return x < 1.0 ? 1.0 - x : 0.0;
 }
 
-// One pass for both outputs: `out(value, channel)` turns an interpolated value (0..255) into T.
+// Pillow's resampling weights along one axis: output o is centred at in0 + (o + 0.5) * scale in the
+// source (scale = length / out); when shrinking (scale > 1) the triangle is stretched by the scale, so
+// that every source pixel under the output contributes (the antialias), else it is plain bilinear. Only
+// the source pixels [lo, hi) of the crop are used, and the weights are normalised over them: an edge
+// output blends pixels of the crop only, as Pillow's resize of the cropped image does.
+struct Weights {
+  int taps = 0;
+  std::vector<int> first, count;  // per output: the first source index and how many follow
+  std::vector<float> w;           // per output: `taps` slots, the first `count` used
+};
+
+Weights weights(double in0, double length, int out, int lo, int hi) {
+  const double scale = length / out;
+  const double stretch = std::max(scale, 1.0);
+  const double support = stretch;  // the triangle's radius, 1, stretched
+  Weights r;
+  r.taps = static_cast<int>(std::ceil(support)) * 2 + 1;
+  r.first.resize(out);
+  r.count.resize(out);
+  r.w.assign(static_cast<size_t>(out) * r.taps, 0.0f);
+  std::vector<double> k(r.taps);
+  for (int o = 0; o < out; ++o) {
+    const double center = in0 + (o + 0.5) * scale;
+    const int x0 = std::max(static_cast<int>(std::floor(center - support + 0.5)), lo);
+    const int x1 = std::min(static_cast<int>(std::floor(center + support + 0.5)), hi);
+    double sum = 0.0;
+    for (int x = x0; x < x1; ++x) sum += k[x - x0] = triangle((x + 0.5 - center) / stretch);
+    r.first[o] = x0;
+    r.count[o] = x1 - x0;  // at least the pixel under the centre, which lies in [lo, hi)
+    for (int x = x0; x < x1; ++x) r.w[static_cast<size_t>(o) * r.taps + (x - x0)] = static_cast<float>(k[x - x0] / sum);
+  }
+  return r;
+}
+
+// Pillow rounds the horizontal pass to bytes before the vertical one (round half up).
+float round_byte(float v) { return std::floor(v + 0.5f); }
+
+// Both passes for both outputs: `out(value, channel)` turns a resampled value (0..255) into T.
+// Horizontal first, over the source rows the vertical pass reads, then vertical, as Pillow does.
 template <typename T, typename Out>
 void crop_resize(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h, bool flip,
                  bool channels_last, T* dst, Out out) {
-  const std::vector<Tap> xs = taps(box.x, box.w, out_w, width);
-  const std::vector<Tap> ys = taps(box.y, box.h, out_h, height);
-  const size_t plane = static_cast<size_t>(out_w) * out_h;
-  // Only the columns the crop touches are blended vertically.
-  const int x_lo = std::min(xs.front().i0, xs.back().i0);
-  const int x_hi = std::max(xs.front().i1, xs.back().i1);
-  std::vector<float> row(static_cast<size_t>(width) * 3);  // the vertically interpolated source row
-  std::vector<T> line(static_cast<size_t>(out_w) * 3);     // one output row, interleaved, converted
-  for (int oy = 0; oy < out_h; ++oy) {
-    const Tap ty = ys[oy];
-    const uint8_t* r0 = rgb + static_cast<size_t>(ty.i0) * width * 3;
-    const uint8_t* r1 = rgb + static_cast<size_t>(ty.i1) * width * 3;
-    for (int k = x_lo * 3; k < (x_hi + 1) * 3; ++k) row[k] = r0[k] + ty.w1 * (static_cast<float>(r1[k]) - r0[k]);
+  // The crop's pixels: those the box covers, wholly or in part (a DCT-scaled box has fractional edges).
+  const int x_lo = std::clamp(static_cast<int>(std::floor(box.x + 1e-9)), 0, width - 1);
+  const int x_hi = std::clamp(static_cast<int>(std::ceil(box.x + box.w - 1e-9)), x_lo + 1, width);
+  const int y_lo = std::clamp(static_cast<int>(std::floor(box.y + 1e-9)), 0, height - 1);
+  const int y_hi = std::clamp(static_cast<int>(std::ceil(box.y + box.h - 1e-9)), y_lo + 1, height);
+  const Weights xs = weights(box.x, box.w, out_w, x_lo, x_hi);
+  const Weights ys = weights(box.y, box.h, out_h, y_lo, y_hi);
+  // Rows [r0, r1) are read by the vertical pass; each is resampled horizontally once.
+  const int r0 = ys.first.front();
+  int r1 = r0;
+  for (int o = 0; o < out_h; ++o) r1 = std::max(r1, ys.first[o] + ys.count[o]);
+  const size_t row_len = static_cast<size_t>(out_w) * 3;
+  std::vector<float> rows(static_cast<size_t>(r1 - r0) * row_len);
+  for (int y = r0; y < r1; ++y) {
+    const uint8_t* src = rgb + static_cast<size_t>(y) * width * 3;
+    float* h = &rows[static_cast<size_t>(y - r0) * row_len];
     for (int ox = 0; ox < out_w; ++ox) {
-      const Tap tx = xs[ox];
-      const int dx = flip ? out_w - 1 - ox : ox;
-      const float* a = &row[tx.i0 * 3];
-      const float* b = &row[tx.i1 * 3];
-      T* o = &line[dx * 3];
-      for (int c = 0; c < 3; ++c) o[c] = out(a[c] + tx.w1 * (b[c] - a[c]), c);
+      const float* w = &xs.w[static_cast<size_t>(ox) * xs.taps];
+      const uint8_t* p = src + static_cast<size_t>(xs.first[ox]) * 3;
+      float acc[3] = {0.0f, 0.0f, 0.0f};
+      for (int t = 0; t < xs.count[ox]; ++t) {
+        for (int c = 0; c < 3; ++c) acc[c] += w[t] * p[t * 3 + c];
+      }
+      for (int c = 0; c < 3; ++c) h[ox * 3 + c] = round_byte(acc[c]);
+    }
+  }
+  const size_t plane = static_cast<size_t>(out_w) * out_h;
+  std::vector<T> line(row_len);  // one output row, interleaved, converted
+  for (int oy = 0; oy < out_h; ++oy) {
+    const float* w = &ys.w[static_cast<size_t>(oy) * ys.taps];
+    const float* base = &rows[static_cast<size_t>(ys.first[oy] - r0) * row_len];
+    for (int ox = 0; ox < out_w; ++ox) {
+      float acc[3] = {0.0f, 0.0f, 0.0f};
+      for (int t = 0; t < ys.count[oy]; ++t) {
+        const float* p = base + t * row_len + ox * 3;
+        for (int c = 0; c < 3; ++c) acc[c] += w[t] * p[c];
+      }
+      T* o = &line[(flip ? out_w - 1 - ox : ox) * 3];
+      for (int c = 0; c < 3; ++c) o[c] = out(acc[c], c);
     }
     if (channels_last) {
-      std::copy(line.begin(), line.end(), dst + static_cast<size_t>(oy) * out_w * 3);
+      std::copy(line.begin(), line.end(), dst + static_cast<size_t>(oy) * row_len);
     } else {
       for (int c = 0; c < 3; ++c) {
         T* d = dst + c * plane + static_cast<size_t>(oy) * out_w;
@@ -109,9 +152,10 @@ void crop_resize_normalize(const uint8_t* rgb, int width, int height, const Crop
 
 void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h, bool flip,
                        bool channels_last, uint8_t* dst) {
-  // Interpolated values lie within their byte neighbours, so rounding stays in 0..255.
+  // The weights are non-negative and sum to 1, so a resampled value stays in 0..255 (to float
+  // rounding, clamped).
   crop_resize(rgb, width, height, box, out_w, out_h, flip, channels_last, dst,
-              [](float v, int) { return static_cast<uint8_t>(std::lround(v)); });
+              [](float v, int) { return static_cast<uint8_t>(std::clamp(round_byte(v), 0.0f, 255.0f)); });
 }
 
 }  // namespace trainbench::data

@@ -22,16 +22,18 @@ CropBox random_resized_crop(int width, int height, std::mt19937_64& rng);
 constexpr float kImagenetMean[3] = {0.485f, 0.456f, 0.406f};
 constexpr float kImagenetStd[3] = {0.229f, 0.224f, 0.225f};
 
-// Resizes `box` of a packed RGB image to out_w x out_h by bilinear interpolation (pixel centres, as
-// torch's interpolate(align_corners=False)), mirrors it when `flip`, and writes
-// (pixel / 255 - mean[c]) / std[c] to `dst`: planar (C, H, W) when `channels_last` is false, else
-// interleaved (H, W, C).
+// Resizes `box` of a packed RGB image to out_w x out_h as Pillow's bilinear resize of the cropped image
+// does (what torchvision's RandomResizedCrop runs on ImageFolder's PIL images): a triangle filter
+// stretched by the shrink factor (antialias), of the crop's own pixels only, horizontal pass first and
+// rounded to bytes, then vertical. Mirrors it when `flip`, and writes (pixel / 255 - mean[c]) / std[c] to
+// `dst`: planar (C, H, W) when `channels_last` is false, else interleaved (H, W, C). The box may have
+// fractional edges (a crop mapped onto a DCT-scaled decode); the pixels it touches count as the crop's.
 void crop_resize_normalize(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h,
                            bool flip, bool channels_last, float* dst);
 
-// The same crop, resize and flip, without the normalize: each interpolated value rounded to the nearest
-// byte (--data-transfer uint8; the device normalizes, data/device_feed.h). Differs from the float path,
-// once normalized, by at most half a grey level: 0.5 * gain[c].
+// The same crop, resize and flip, without the normalize: each resampled value rounded to the nearest
+// byte, as Pillow's output is (--data-transfer uint8; the device normalizes, data/device_feed.h).
+// Differs from the float path, once normalized, by at most half a grey level: 0.5 * gain[c].
 void crop_resize_bytes(const uint8_t* rgb, int width, int height, const CropBox& box, int out_w, int out_h, bool flip,
                        bool channels_last, uint8_t* dst);
 

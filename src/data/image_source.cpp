@@ -9,8 +9,7 @@
 #include <stdexcept>
 
 #include "data/augment.h"
-#include "data/jpeg.h"
-#include "data/png.h"
+#include "data/decode_crop.h"
 
 namespace trainbench::data {
 namespace {
@@ -67,64 +66,31 @@ int64_t ImageFolderSource::file_at(int64_t position) const {
 
 bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, void* dst, StageTimes& times) {
   thread_local std::vector<uint8_t> bytes;
-  thread_local RgbImage image;
-  thread_local std::unique_ptr<JpegDecoder> decoder;
-  if (!decoder) decoder = std::make_unique<JpegDecoder>();
   const std::string& path = folder_.files[file];
-
-  auto t = Clock::now();
+  const auto t = Clock::now();
   const bool read = read_file(path, bytes);
   times.read_s += since(t);
   times.bytes += static_cast<int64_t>(bytes.size());
-  t = Clock::now();
-  int width = 0, height = 0;
-  // A PNG (told by its bytes) is decoded whole, then takes the same crop, flip and normalize.
-  if (read && is_png(bytes.data(), bytes.size())) {
-    std::string error;
-    const bool ok = decode_png(bytes.data(), bytes.size(), image, error);
-    times.decode_s += since(t);
-    if (ok) {
-      t = Clock::now();
-      std::mt19937_64 rng(sample_seed);
-      const CropBox box = random_resized_crop(image.width, image.height, rng);
-      const bool flip = std::bernoulli_distribution(0.5)(rng);
-      write_crop(image, box, flip, dst);
-      times.augment_s += since(t);
-      return true;
-    }
-    skip(file);
-    return false;
-  }
-  bool ok = read && decoder->header(bytes.data(), bytes.size(), width, height);
-  CropBox box;
-  if (ok) {
+  SampleFormat format;
+  format.width = options_.width;
+  format.height = options_.height;
+  format.uint8 = options_.uint8;
+  format.channels_last = options_.channels_last;
+  // The crop and flip follow from the sample's seed and the image's size (torchvision's draws).
+  auto choose = [&](int width, int height) {
     std::mt19937_64 rng(sample_seed);
-    box = random_resized_crop(width, height, rng);
-    const bool flip = std::bernoulli_distribution(0.5)(rng);
-    const ScaleFactor scale =
-        choose_scale(static_cast<int>(box.w), static_cast<int>(box.h), options_.width, options_.height);
-    ok = decoder->decode(bytes.data(), bytes.size(), scale, image);
-    times.decode_s += since(t);
-    if (ok) {
-      t = Clock::now();
-      write_crop(image, box.scaled(double(image.width) / width, double(image.height) / height), flip, dst);
-      times.augment_s += since(t);
-    }
-  } else {
-    times.decode_s += since(t);
-  }
+    Crop c;
+    c.box = random_resized_crop(width, height, rng);
+    c.flip = std::bernoulli_distribution(0.5)(rng);
+    return c;
+  };
+  DecodeTimes d;
+  std::string why;
+  const bool ok = read && decode_crop(bytes.data(), bytes.size(), choose, format, dst, d, why);
+  times.decode_s += d.decode_s;
+  times.augment_s += d.augment_s;
   if (!ok) skip(file);
   return ok;
-}
-
-void ImageFolderSource::write_crop(const RgbImage& image, const CropBox& box, bool flip, void* dst) const {
-  if (options_.uint8) {
-    crop_resize_bytes(image.pixels.data(), image.width, image.height, box, options_.width, options_.height, flip,
-                      options_.channels_last, static_cast<uint8_t*>(dst));
-  } else {
-    crop_resize_normalize(image.pixels.data(), image.width, image.height, box, options_.width, options_.height, flip,
-                          options_.channels_last, static_cast<float*>(dst));
-  }
 }
 
 void ImageFolderSource::skip(int64_t file) {

@@ -1,7 +1,6 @@
 // Batches from an ImageFolder of JPEGs and PNGs: each epoch is a shuffle of the files with a fixed seed,
-// each image is read from disk when its batch is made (nothing is loaded at start), decoded (JPEG: with
-// DCT scaling to what its random crop needs; PNG: whole, data/png.h), augmented (data/augment.h) and
-// written into the batch. A file that does not decode is skipped and counted; the next file of the
+// each image is read from disk when its batch is made (nothing is loaded at start), then decoded,
+// cropped, flipped and resized into the batch (data/decode_crop.h). A file that does not decode is skipped and counted; the next file of the
 // epoch takes its place.
 #pragma once
 #include <torch/torch.h>
@@ -12,7 +11,6 @@
 
 #include "data/augment.h"
 #include "data/image_folder.h"
-#include "data/jpeg.h"
 #include "data/loader.h"
 
 namespace trainbench::data {
@@ -44,8 +42,6 @@ class ImageFolderSource final : public BatchSource {
   // Decodes and augments file `file` into `dst`; false (the file counted as skipped) when it does not decode.
   // `dst` points at a float image, or a uint8 one when options_.uint8.
   bool load(int64_t file, uint64_t sample_seed, void* dst, StageTimes& times);
-  // Crops, resizes and flips `image` into `dst` (floats normalized, or bytes).
-  void write_crop(const RgbImage& image, const CropBox& box, bool flip, void* dst) const;
   void skip(int64_t file);  // counts a file that does not decode
 
   ImageFolder folder_;

@@ -35,6 +35,19 @@ void on_warning(png_structp, png_const_charp) {}
 
 bool is_png(const uint8_t* data, size_t size) { return size >= 8 && png_sig_cmp(data, 0, 8) == 0; }
 
+bool png_size(const uint8_t* data, size_t size, int& width, int& height) {
+  // Signature (8), then the IHDR chunk: length (4), "IHDR", width (4), height (4), big-endian.
+  if (!is_png(data, size) || size < 24 || std::memcmp(data + 12, "IHDR", 4) != 0) return false;
+  auto be32 = [&](size_t at) {
+    return (uint32_t{data[at]} << 24) | (uint32_t{data[at + 1]} << 16) | (uint32_t{data[at + 2]} << 8) | data[at + 3];
+  };
+  const uint32_t w = be32(16), h = be32(20);
+  if (w == 0 || h == 0 || w > 0x7fffffffu || h > 0x7fffffffu) return false;  // PNG's own rule: 1 to 2^31-1
+  width = static_cast<int>(w);
+  height = static_cast<int>(h);
+  return true;
+}
+
 bool decode_png(const uint8_t* data, size_t size, RgbImage& out, std::string& error) {
   if (!is_png(data, size)) {
     error = "not a PNG";

@@ -14,6 +14,10 @@ namespace trainbench::data {
 // True when `data` starts with the PNG signature (the file's kind is told by its bytes, not its name).
 bool is_png(const uint8_t* data, size_t size);
 
+// The size the header (the IHDR chunk right after the signature) claims, read before any decoding or
+// allocation; false when the bytes are too short or the first chunk is not IHDR.
+bool png_size(const uint8_t* data, size_t size, int& width, int& height);
+
 // Decodes into `out` (its buffer reused); false with `error` set on a corrupt or truncated file.
 bool decode_png(const uint8_t* data, size_t size, RgbImage& out, std::string& error);
 

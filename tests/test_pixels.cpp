@@ -1,0 +1,141 @@
+// The pixels the model sees, against torchvision's: tests/data/pixels holds JPEGs of odd sizes and, for
+// fixed crop boxes and flips, what torchvision's RandomResizedCrop (PIL bilinear with antialias) and
+// hflip make of them, written by scripts/make-pixel-fixtures.py with Pillow and torchvision. The loader's
+// decode (DCT-scaled where the crop allows) and resample must give the same images to within a mean of 1
+// grey level and a maximum of 8 per image.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/augment.h"
+#include "data/decode_crop.h"
+#include "data/jpeg.h"
+
+namespace trainbench {
+namespace {
+
+using namespace data;
+
+const std::string kDir = std::string(TRAINBENCH_TEST_DATA) + "/pixels/";
+
+std::vector<uint8_t> slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+struct PixelCase {
+  std::string file;
+  int x, y, w, h;
+  bool flip;
+  int out_w, out_h;
+  size_t offset;
+};
+
+std::vector<PixelCase> load_cases() {
+  std::ifstream in(kDir + "cases.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::vector<PixelCase> cases;
+  for (const auto& c : j.at("cases")) {
+    const auto& b = c.at("box");
+    const auto& o = c.at("out");
+    cases.push_back({c.at("file").get<std::string>(), b[0].get<int>(), b[1].get<int>(), b[2].get<int>(),
+                     b[3].get<int>(), c.at("flip").get<bool>(), o[0].get<int>(), o[1].get<int>(),
+                     c.at("offset").get<size_t>()});
+  }
+  return cases;
+}
+
+// Mean and largest absolute difference, in grey levels, of `got` (as doubles) from the expected bytes.
+std::pair<double, double> errors(const std::vector<double>& got, const uint8_t* expected) {
+  double sum = 0, worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double e = std::fabs(got[i] - expected[i]);
+    sum += e;
+    worst = std::max(worst, e);
+  }
+  return {sum / static_cast<double>(got.size()), worst};
+}
+
+// Runs the loader's decode, crop, flip and resize on a case, as bytes or as normalized floats mapped
+// back to grey levels (x * 255 std + 255 mean), in the fixture's (height, width, RGB) order.
+std::vector<double> loader_pixels(const PixelCase& c, bool uint8) {
+  const std::vector<uint8_t> jpeg = slurp(kDir + c.file);
+  SampleFormat format;
+  format.width = c.out_w;
+  format.height = c.out_h;
+  format.uint8 = uint8;
+  format.channels_last = true;
+  const size_t n = static_cast<size_t>(c.out_w) * c.out_h * 3;
+  std::vector<uint8_t> bytes(n);
+  std::vector<float> floats(n);
+  DecodeTimes times;
+  std::string why;
+  const bool ok = decode_crop(
+      jpeg.data(), jpeg.size(),
+      [&](int width, int height) {
+        // The file's name carries the size its header must give.
+        EXPECT_EQ(c.file, "photo_" + std::to_string(width) + "x" + std::to_string(height) + ".jpg");
+        return Crop{CropBox{double(c.x), double(c.y), double(c.w), double(c.h)}, c.flip};
+      },
+      format, uint8 ? static_cast<void*>(bytes.data()) : static_cast<void*>(floats.data()), times, why);
+  EXPECT_TRUE(ok) << why;
+  std::vector<double> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int ch = static_cast<int>(i % 3);
+    out[i] = uint8 ? bytes[i] : (floats[i] * kImagenetStd[ch] + kImagenetMean[ch]) * 255.0;
+  }
+  return out;
+}
+
+TEST(Pixels, LoaderMatchesTorchvisionWithinOneGreyLevelOnAverageAndEightAtMost) {
+  const std::vector<PixelCase> cases = load_cases();
+  ASSERT_EQ(cases.size(), 18u);
+  const std::vector<uint8_t> expected = slurp(kDir + "expected.u8");
+  std::set<std::pair<int, int>> scales;  // the DCT scales the cases exercise, as num/8
+  for (const PixelCase& c : cases) {
+    const ScaleFactor s = decode_scale(c.w, c.h, c.out_w, c.out_h);
+    scales.insert({s.num * 8 / s.denom, 8});
+    const size_t n = static_cast<size_t>(c.out_w) * c.out_h * 3;
+    ASSERT_LE(c.offset + n, expected.size());
+    for (bool uint8 : {true, false}) {
+      const auto [mean, worst] = errors(loader_pixels(c, uint8), expected.data() + c.offset);
+      const std::string what = c.file + " box " + std::to_string(c.x) + "," + std::to_string(c.y) + " " +
+                               std::to_string(c.w) + "x" + std::to_string(c.h) + " to " + std::to_string(c.out_w) +
+                               "x" + std::to_string(c.out_h) + " at " + std::to_string(s.num) + "/" +
+                               std::to_string(s.denom) + (c.flip ? " flipped" : "") + (uint8 ? " (bytes)" : " (floats)");
+      EXPECT_LE(mean, 1.0) << what << ": max " << worst;
+      EXPECT_LE(worst, 8.0) << what << ": mean " << mean;
+      RecordProperty(what, std::to_string(mean) + " mean, " + std::to_string(worst) + " max");
+    }
+  }
+  // Every scale libjpeg-turbo offers below 1, and none: a fixture that lost one would test less.
+  std::set<std::pair<int, int>> all;
+  for (int k = 1; k <= 8; ++k) all.insert({k, 8});
+  EXPECT_EQ(scales, all);
+}
+
+// Where no DCT scaling applies (the output larger than half the box) the decode is the full image,
+// as Pillow's, and the resample is Pillow's: the bytes agree to within the rounding of Pillow's
+// fixed-point weights, one grey level.
+TEST(Pixels, UnscaledCropsAgreeWithTorchvisionToOneGreyLevel) {
+  const std::vector<uint8_t> expected = slurp(kDir + "expected.u8");
+  int unscaled = 0;
+  for (const PixelCase& c : load_cases()) {
+    if (!(decode_scale(c.w, c.h, c.out_w, c.out_h) == ScaleFactor{1, 1})) continue;
+    ++unscaled;
+    const auto [mean, worst] = errors(loader_pixels(c, true), expected.data() + c.offset);
+    EXPECT_LE(worst, 1.0) << c.file << " " << c.w << "x" << c.h << " to " << c.out_w << "x" << c.out_h;
+  }
+  EXPECT_GE(unscaled, 4);
+}
+
+}  // namespace
+}  // namespace trainbench
