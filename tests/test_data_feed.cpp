@@ -116,15 +116,18 @@ TEST(ExplainData, TheDataWaitIsARowOfTheStepOfItsMeasuredSize) {
   s.try_alternatives = false;
   const Explanation e = explain_case(s, step);
   ASSERT_TRUE(e.real_data);
-  // The row is the record's median wait, and that is the loader's delay less the little the tiny
-  // model's step overlaps it (the next batch is made while the step runs): between 2/3 of the delay
-  // and twice it (a loaded machine stretches sleeps, never shortens them).
-  EXPECT_EQ(e.data_wait_s, step.data->median_wait_s);
+  // The wait row is the loader's delay less the little the tiny model's step overlaps it (the next
+  // batch is made while the step runs): between 2/3 of the delay and twice it (a loaded machine
+  // stretches sleeps, never shortens them).
   EXPECT_GT(e.data_wait_s, kDelay * 2.0 / 3.0);
   EXPECT_LT(e.data_wait_s, 2.0 * kDelay);
   EXPECT_EQ(e.copy_s, 0.0);  // CPU: no device copy
-  // The breakdown still adds up to the measured step: layers + data wait + copy + other.
-  EXPECT_NEAR(e.layers_time_s + e.data_wait_s + e.copy_s + e.other_time_s, step.step_time_s.median, 1e-12);
+  // The rest of the step is the tiny model's own work (2 images of 8x8, 8 channels: a few milliseconds
+  // at most): its layers timed alone, and `other`, what the step takes beyond them and the wait. Both
+  // stay far below the delay; a breakdown that left the wait in `other` (or counted it twice) would put
+  // a whole delay there.
+  EXPECT_LT(e.layers_time_s, kDelay / 2.0);
+  EXPECT_LT(std::fabs(e.other_time_s), kDelay / 2.0);
   // The wait is most of this step, so it is a finding, and a row of the printed table.
   bool finding = false;
   for (const auto& f : e.findings) finding |= f.find("for its batch: input-bound") != std::string::npos;

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -165,11 +167,36 @@ TEST(EnergyMeter, NoNvmlMeansNoGpuEnergy) {
   const NvmlLibrary missing("libtrainbench-no-such-nvml.so.1");
   EXPECT_FALSE(missing.available());
   EXPECT_FALSE(missing.total_energy_mj(nullptr).has_value());
-  // A ROCm build or a machine without NVML: a GPU case gets no counter and null figures.
+  // A ROCm build or a machine without NVML: a GPU case gets no counter and null figures. (With NVML:
+  // NvmlWindowReadsAPhysicalPower.)
   if (is_rocm_build() || !NvmlLibrary().available()) {
     EnergyMeter m = EnergyMeter::for_device(parse_device("cuda"));
     EXPECT_FALSE(m.available());
+    m.start();
+    m.stop();
+    EXPECT_FALSE(m.figures(10).has_value());
   }
+}
+
+// Where NVML has the GPU's energy counter (Volta and newer), a second of the GPU as it is reads a power
+// a powered GPU draws: above 1 W (an idle data-centre GPU draws tens of watts, a desktop one several;
+// the counter's millijoules taken for microjoules would give under 1 W) and below 1500 W (above any
+// single GPU's board limit: H100/H200 700 W, B200 1000 W). The window is the second slept, as the steady
+// clock measures it (a loaded machine stretches a sleep, never shortens it).
+TEST(EnergyMeter, NvmlWindowReadsAPhysicalPower) {
+  if (is_rocm_build() || !NvmlLibrary().available()) GTEST_SKIP() << "no NVML here";
+  EnergyMeter m = EnergyMeter::for_device(parse_device("cuda"));
+  if (!m.available()) GTEST_SKIP() << "NVML without a total-energy counter for GPU 0 (before Volta?)";
+  m.start();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  m.stop();
+  const auto f = m.figures(100);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->source, "nvml");
+  EXPECT_GE(f->seconds, 1.0);
+  EXPECT_LT(f->seconds, 3.0);
+  EXPECT_GT(f->mean_power_w, 1.0);
+  EXPECT_LT(f->mean_power_w, 1500.0);
 }
 
 // ---- RAPL zones on a fake powercap tree ------------------------------------------------------------

@@ -146,6 +146,14 @@ Record measure_mlp(const std::string& optimizer, int64_t batch) {
 // (848); plain SGD nothing. The batch: b x 8 fp32 inputs and b int64 labels.
 constexpr int64_t kMlpParamBytes = (8 * 16 + 16 + 16 * 4 + 4) * 4;
 
+// What the forward leaves for the backward, by hand from the graph of fc2(relu(fc1(x))) and
+// cross-entropy (log-softmax, then NLL): relu saves its output (b x 16 fp32), which fc2's weight
+// gradient needs too; log-softmax saves its output (b x 4 fp32), which NLL needs too; NLL saves its 0-d
+// total weight (4 bytes), and the loss itself is 0-d (4 bytes). fc1's output dies once relu has read it;
+// fc2's output once log-softmax has; x and the labels, and the weights (fc2's transposed weight is a
+// view), were live before. The counting allocator sees exactly these: 80 b + 8 bytes.
+int64_t mlp_forward_live_bytes(int64_t batch) { return batch * 16 * 4 + batch * 4 * 4 + 4 + 4; }
+
 TEST(MemoryBreakdown, TinyMlpMatchesBytesFromItsShapes) {
   const int64_t batch = 3;
   const Record adam = measure_mlp("adam", batch);
@@ -154,22 +162,30 @@ TEST(MemoryBreakdown, TinyMlpMatchesBytesFromItsShapes) {
   const MemoryInfo& m = *adam.memory;
   EXPECT_EQ(m.source, "counting allocator");
   EXPECT_EQ(m.parameters_bytes, kMlpParamBytes);
-  EXPECT_EQ(m.inputs_bytes, batch * 8 * 4 + batch * 8);
+  const int64_t inputs = batch * 8 * 4 + batch * 8;
+  EXPECT_EQ(m.inputs_bytes, inputs);
+  EXPECT_EQ(m.forward_live_bytes, mlp_forward_live_bytes(batch));
   EXPECT_EQ(m.gradients_bytes, kMlpParamBytes + 4);
   EXPECT_EQ(m.optimizer_bytes, 2 * kMlpParamBytes);
-  EXPECT_EQ(m.fixed_bytes, m.parameters_bytes + m.gradients_bytes + m.optimizer_bytes);
-  // The peak holds at least the model, its state and the batch, plus the forward's activations.
-  EXPECT_GT(m.peak_bytes, m.fixed_bytes + m.inputs_bytes);
-  EXPECT_DOUBLE_EQ(m.activations_bytes_per_sample, static_cast<double>(m.peak_bytes - m.fixed_bytes) / batch);
+  // What stays from step to step: the parameters, their gradients and the loss, Adam's two moments.
+  EXPECT_EQ(m.fixed_bytes, kMlpParamBytes + (kMlpParamBytes + 4) + 2 * kMlpParamBytes);
+  // The peak is at least what was live at each phase: the model and batch with the forward's saved
+  // tensors, and after the optimizer step the model, batch, gradients and moments; more than the latter,
+  // since Adam's update makes temporaries (its denominator) while all of those are live.
+  EXPECT_GE(m.peak_bytes, kMlpParamBytes + inputs + mlp_forward_live_bytes(batch));
+  EXPECT_GT(m.peak_bytes, kMlpParamBytes + inputs + (kMlpParamBytes + 4) + 2 * kMlpParamBytes);
   EXPECT_GT(m.max_rss_bytes, m.peak_bytes);
 
   const Record momentum = measure_mlp("momentum", batch);
   ASSERT_TRUE(momentum.memory.has_value());
   EXPECT_EQ(momentum.memory->optimizer_bytes, kMlpParamBytes);
-  const Record sgd = measure_mlp("sgd", batch);
+  // Plain SGD, batch 5: the forward's saved tensors grow by 80 bytes a sample; no optimizer state.
+  const Record sgd = measure_mlp("sgd", 5);
   ASSERT_TRUE(sgd.memory.has_value());
+  EXPECT_EQ(sgd.memory->forward_live_bytes, mlp_forward_live_bytes(5));
   EXPECT_EQ(sgd.memory->optimizer_bytes, 0);
   EXPECT_EQ(sgd.memory->gradients_bytes, kMlpParamBytes + 4);
+  EXPECT_EQ(sgd.memory->fixed_bytes, kMlpParamBytes + (kMlpParamBytes + 4));
 }
 
 TEST(MemoryBreakdown, SurvivesTheRecordsJson) {

@@ -1,5 +1,7 @@
 #include "ops/explain.h"
 
+#include <torch/csrc/jit/python/update_graph_executor_opt.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -168,6 +170,15 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
 
   std::vector<LayerCall> calls;
   {
+    // A TorchScript model's optimised graph runs its differentiable subgraphs on detached inputs, so
+    // a layer inside one would read as needing no input gradient (and its data-gradient FLOPs would be
+    // left out); the census runs the graph unoptimised, which calls the same layers on the same shapes
+    // under plain autograd. Built-in models are not TorchScript: the switch does not touch them.
+    struct UnoptimisedGraphs {
+      bool was = torch::jit::getGraphExecutorOptimize();
+      UnoptimisedGraphs() { torch::jit::setGraphExecutorOptimize(false); }
+      ~UnoptimisedGraphs() { torch::jit::setGraphExecutorOptimize(was); }
+    } unoptimised;
     torch::manual_seed(0);
     // The layers' shapes do not depend on where the batch comes from: a synthetic batch starts no loader.
     WorkloadOptions shapes = s.c;

@@ -44,9 +44,13 @@ std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
   const OpReader* reader = reader_of(fn.name());
   if (reader == nullptr) return nullptr;
   if (s->depth++ > 0) return nullptr;
+  // The TorchScript interpreter, running an unoptimised graph, records the module objects under an
+  // operator's arguments as inputs too; no ATen operator takes an object, so they are dropped.
+  c10::ArrayRef<const c10::IValue> inputs = fn.inputs();
+  while (!inputs.empty() && inputs.front().isObject()) inputs = inputs.slice(1);
   std::optional<LayerCall> call;
   try {
-    call = reader->describe(fn.inputs());
+    call = reader->describe(inputs);
   } catch (const std::exception&) {
     return nullptr;  // a shape no op descriptor takes stays in the step's unattributed time
   }

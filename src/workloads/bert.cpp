@@ -2,10 +2,11 @@
 // head=pretraining (default): BertForPreTraining, loss = masked-LM cross-entropy + next-sentence
 // cross-entropy on the pooled first token. head=mlm: BertForMaskedLM, the masked-LM loss alone.
 // Synthetic batch: random token ids; segment ids 0 for the first half of each sequence, 1 for the
-// second (sentence A / B); a random next-sentence label per sequence. The masked-LM loss covers
-// round(15%) of the positions of each sequence (at least one), drawn at random as Hugging Face's
-// DataCollatorForLanguageModeling does with its mlm_probability 0.15; the other positions carry the
-// label -100 and are ignored. As in Hugging Face, the decoder computes logits at every position: the
+// second (sentence A / B); a random next-sentence label per sequence. The masked-LM loss covers exactly
+// round(15%) of the positions of each sequence (at least one), drawn without replacement, each with a
+// random label, the ids left as they are (not Hugging Face's DataCollatorForLanguageModeling, whose
+// Bernoulli(0.15) draw and 80/10/10 replacement the token-file path runs: data/token_source.h); the
+// other positions carry the label -100 and are ignored. As in Hugging Face, the decoder computes logits at every position: the
 // head's cost does not depend on how many positions the loss reads.
 #include <torch/torch.h>
 
