@@ -61,7 +61,23 @@ TEST(ImageFolderScan, MissingEmptyOrClasslessFolderIsRefusedNamingThePath) {
   EXPECT_NE(message(d.string()).find("no class folders"), std::string::npos);
   fs::create_directories(d / "cls");
   test::write_bytes(d / "cls" / "a.txt", {'x'});
-  EXPECT_NE(message(d.string()).find(d.string() + ": no .jpg"), std::string::npos);
+  EXPECT_NE(message(d.string()).find((d / "cls").string() + ": a class folder with no .jpg"), std::string::npos)
+      << message(d.string());
+  // An empty class beside good ones is refused too, as torchvision's ImageFolder refuses it.
+  test::write_jpeg(d / "good" / "a.jpg", 8, 8, 1);
+  EXPECT_NE(message(d.string()).find("cls: a class folder with no"), std::string::npos) << message(d.string());
+  fs::remove_all(d);
+}
+
+// A directory link back up the tree (a loop) is not followed: the scan ends, with the files once.
+TEST(ImageFolderScan, ALinkToAFolderAboveIsNotFollowed) {
+  const fs::path d = test::temp_dir("data", "loop");
+  test::write_jpeg(d / "cls" / "a.jpg", 8, 8, 1);
+  fs::create_directory_symlink(d / "cls", d / "cls" / "again");  // cls/again -> cls
+  fs::create_directory_symlink(d, d / "cls" / "root");           // cls/root -> the root
+  const ImageFolder f = scan_image_folder(d.string());
+  ASSERT_EQ(f.files.size(), 1u);
+  EXPECT_EQ(fs::path(f.files[0]).filename(), "a.jpg");
   fs::remove_all(d);
 }
 
@@ -272,6 +288,26 @@ TEST(ImageLoader, CorruptFilesAreSkippedAndCounted) {
   EXPECT_EQ(s.skipped_files, 3);
   EXPECT_EQ(bad.count(s.first_skipped), 1u) << s.first_skipped;
   fs::remove_all(d);
+}
+
+// One file that decodes among many that do not: every sample is that file, in every epoch, whichever
+// position the batch starts at (the tries wrap within the epoch's order, so none is missed by running
+// on into the next epoch's shuffle).
+TEST(ImageLoader, OneGoodFileAmongBadOnesFeedsEverySample) {
+  for (int bad_files : {3, 5, 8}) {
+    const fs::path d = test::temp_dir("data", "onegood" + std::to_string(bad_files));
+    test::write_jpeg(d / "c0" / "good.jpg", 40, 30, 7);
+    for (int i = 0; i < bad_files; ++i) test::write_bytes(d / "c1" / ("bad" + std::to_string(i) + ".jpg"), {'x'});
+    const ImageFolder f = scan_image_folder(d.string());
+    auto source = std::make_shared<ImageFolderSource>(f, small_options(3));
+    Loader loader(source, 1, 2);
+    for (int i = 0; i < 2 * (bad_files + 1); ++i) {  // two epochs and more, batches straddling them
+      const Batch b = loader.next();
+      for (int64_t item : b.items) EXPECT_EQ(fs::path(f.files[item]).filename(), "good.jpg") << bad_files;
+    }
+    EXPECT_EQ(loader.stats().skipped_files, bad_files);
+    fs::remove_all(d);
+  }
 }
 
 TEST(ImageLoader, ChannelsLastAndBf16BatchesArriveInTheCaseFormat) {

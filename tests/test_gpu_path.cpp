@@ -243,8 +243,14 @@ TEST(WarmupRule, OnAGpuWaitsUntilStepTimesSettle) {
   EXPECT_TRUE(warm_done(WarmupRule::until_stable(1, 100.0, 5, 0.1, 3), {5.0, 3.0, 1.0})) << "step limit";
   MeasureSettings m;
   m.warmup_steps = 1;
-  EXPECT_TRUE(warm_done(m.warmup(false), {7.0})) << "CPU: fixed";
-  EXPECT_FALSE(warm_done(m.warmup(true), {7.0}));
+  EXPECT_FALSE(warm_done(m.warmup(false), {7.0})) << "CPU too waits for the step time by default";
+  EXPECT_TRUE(warm_done(m.warmup(false), {7.0, 3.0, 1.0, 1.02, 0.99})) << "CPU: the last 3 within 10%";
+  EXPECT_FALSE(warm_done(m.warmup(false, 3), {7.0, 3.0, 1.0, 1.02, 0.99})) << "the workload's 3, then 3 more";
+  EXPECT_TRUE(warm_done(m.warmup(false, 3), {7.0, 3.0, 1.0, 1.02, 0.99, 1.0}));
+  EXPECT_FALSE(warm_done(m.warmup(true), {7.0, 3.0, 1.0, 1.02, 0.99})) << "GPU: the last 5";
+  m.warmup_fixed = true;
+  EXPECT_TRUE(warm_done(m.warmup(false), {7.0})) << "--warmup 1: exactly one";
+  EXPECT_TRUE(warm_done(m.warmup(true), {7.0}));
 }
 
 // ---- GPU settings and context on a CPU ------------------------------------------------------------
@@ -385,6 +391,7 @@ Case tiny_case(const std::string& precision) {
 MeasureSettings quick() {
   MeasureSettings m;
   m.warmup_steps = 1;
+  m.warmup_fixed = true;
   m.min_steps = 2;
   m.min_time_s = 0.0;
   m.max_time_s = 1.0;

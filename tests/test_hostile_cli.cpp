@@ -90,6 +90,10 @@ TEST(HostileCli, WorkloadParametersAndCommandLineMistakesAreRefusedUpFront) {
   expect_refused("run --case " + kTiny + " --device cpu", {"--device does not apply to --case cases"});
   expect_refused("run --case convnet:b8:b16:fp32:cpu", {"'b16' repeats the batch", "column"});
   expect_refused("run --case convnet:b8:fp32:cuda:", {"empty field", "column"});
+  // Counts past any sensible folder (a 20-digit count overflowed to something huge and wrote on).
+  expect_refused("make-data /tmp/trainbench_never_made --images 99999999999999999999", {"--images"});
+  expect_refused("make-data /tmp/trainbench_never_made --images 10 --classes 0", {"--classes"});
+  expect_refused("memory --model convnet --fits 1025P", {"at most 1024P"});
 }
 
 // --threads (and --precision, --layout, --optimizer, --forward-only) given with --suite apply to its
@@ -193,6 +197,8 @@ TEST(HostileCli, ASecondRunOnTheSameOutputExitsTwoNamingTheHolder) {
   kill(first, SIGTERM);  // timeout passes it on: the run stops as interrupted and keeps its journal
   int status = 0;
   waitpid(first, &status, 0);
+  // ... and exits as a shell reports a SIGTERM, 128 + 15 (timeout returns its command's code).
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 143) << "status " << status;
   EXPECT_TRUE(fs::exists(dir / "r.json.journal")) << "the first run's journal must survive the second run";
 }
 

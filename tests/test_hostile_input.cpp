@@ -8,22 +8,28 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
 #include "core/input_file.h"
 #include "core/value_rules.h"
+#include "data/data_error.h"
+#include "data/source_check.h"
 #include "ops/peak.h"
 #include "report/compare.h"
 #include "report/html_report.h"
 #include "results/journal.h"
+#include "results/memory_info.h"
+#include "results/op_record.h"
 #include "results/number_format.h"
 #include "results/results_file.h"
 #include "runner/case.h"
 #include "runner/plan.h"
 #include "runner/suite.h"
 #include "workloads/registry.h"
+#include "workloads/script.h"
 
 namespace fs = std::filesystem;
 
@@ -65,6 +71,54 @@ TEST(ValueRules, SizesOverflowingAByteCountAreRefused) {
   EXPECT_THROW(parse_size("1e30G", "memory limit"), InputError);
   EXPECT_THROW(parse_size("nan", "memory limit"), InputError);
   EXPECT_EQ(parse_size("1G", "memory limit"), int64_t{1} << 30);
+}
+
+// What trainbench prints as a size it reads back: 1024T prints as 1 PiB, so P is a unit too, and the
+// bound is said in it (2^60 bytes = 1024P).
+TEST(ValueRules, SizesArePUpTo1024P) {
+  EXPECT_EQ(parse_size("1P", "--fits size"), int64_t{1} << 50);
+  EXPECT_EQ(parse_size("1 PiB", "--fits size"), parse_size("1024T", "--fits size"));
+  EXPECT_EQ(parse_size("1024P", "--fits size"), int64_t{1} << 60);
+  try {
+    (void)parse_size("1025P", "--fits size");
+    ADD_FAILURE() << "1025P accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 1024P"), std::string::npos) << e.what();
+  }
+}
+
+// An input spec: one spelling per value (no leading zero), the dimension limit named, and no sample
+// of more than 10^8 elements reaches an allocator.
+TEST(ValueRules, InputSpecsHaveOneSpellingAndNamedLimits) {
+  auto why = [](const std::string& text) {
+    try {
+      (void)parse_script_input(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(why("3x8x8"), "");
+  EXPECT_NE(why("08").find("leading zero"), std::string::npos) << why("08");
+  EXPECT_NE(why("tokens:0512").find("leading zero"), std::string::npos);
+  EXPECT_NE(why("1000000000x1000000000").find("must be between 1 and 100000000"), std::string::npos)
+      << why("1000000000x1000000000");
+  EXPECT_NE(why("100000000x100000000").find("more than 100000000 elements"), std::string::npos)
+      << why("100000000x100000000");
+  EXPECT_NE(why("3xax8").find("is not an input spec"), std::string::npos);
+  EXPECT_EQ(why("100000000"), "");  // exactly the limit
+}
+
+// A %00 escape would cut a path at the NUL where it is used as a C string.
+TEST(Descriptors, ANulEscapeIsRefused) {
+  EXPECT_EQ(unescape_param_value("a%3Ab"), "a:b");
+  EXPECT_THROW(unescape_param_value("/tmp/m.pt%00.txt"), std::invalid_argument);
+}
+
+// --data-dtype is for token files: an image folder refuses it, as `trainbench data` does.
+TEST(DataSource, ATokenDtypeOnAnImageFolderIsRefused) {
+  const fs::path d = temp_dir("hostile", "dtype");
+  EXPECT_THROW(data::check_data_source("resnet18", "images", d.string(), "uint32", std::nullopt), DataError);
 }
 
 std::string write_suite(const std::string& name, const std::string& text) {
@@ -143,6 +197,57 @@ TEST(ResultsValues, ImpossibleValuesNameTheFileAndTheField) {
   expect_bad_results("threads", "100000");
   // The fixture itself reads.
   EXPECT_NO_THROW(results_from_string(results_text_with("throughput", "12.5"), "x.json"));
+}
+
+// Every numeric field takes its range from its field table, nested objects too: energy, power, the
+// noise target, a memory prediction's size and a fitted slope read back as they were measured or not
+// at all.
+TEST(ResultsValues, EveryNumericFieldHasItsRange) {
+  expect_bad_results("energy_j_per_sample", "-5");
+  expect_bad_results("mean_power_w", "1e308");
+  expect_bad_results("noise_target", "7");
+  expect_bad_results("loss_scale", "-1");
+  auto memory_refused = [](const std::function<void(nlohmann::json&)>& edit, const std::string& key) {
+    MemoryInfo m;
+    m.source = "counting allocator";
+    MemoryFit fit;
+    fit.basis = "tensors";
+    fit.batches = {2, 4};
+    fit.peaks = {1000, 2000};
+    fit.fixed_bytes = 0;
+    fit.per_sample_bytes = 500;
+    m.fit = fit;
+    m.predictions = {MemoryPrediction{int64_t{1} << 30, 2000000, std::nullopt, 0}};
+    nlohmann::json j = memory_to_json(m);
+    EXPECT_NO_THROW(memory_from_json(j));
+    edit(j);
+    try {
+      (void)memory_from_json(j);
+      ADD_FAILURE() << j.dump() << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  };
+  memory_refused([](nlohmann::json& j) { j["predictions"][0]["size_bytes"] = 0; }, "size_bytes");
+  memory_refused([](nlohmann::json& j) { j["fit"]["per_sample_bytes"] = -1e300; }, "per_sample_bytes");
+}
+
+// A peak read back (the cache, a results file) passes the rules of a measured one: a hand-edited
+// negative or 1e-300 GFLOP/s ceiling would print %peak 4.8e+301.
+TEST(ResultsValues, APeakReadBackObeysTheRulesOfAMeasuredOne) {
+  PeakInfo p;
+  p.device = "cpu";
+  p.threads = 2;
+  p.gemm_gflops["fp32"] = 80.0;
+  EXPECT_NO_THROW(peak_info_from_json(to_json(p)));
+  for (double bad : {-80.0, 1e-300, 1e300}) {
+    nlohmann::json j = to_json(p);
+    j["gemm_gflops"]["fp32"] = bad;
+    EXPECT_THROW(peak_info_from_json(j), std::runtime_error) << bad;
+  }
+  nlohmann::json j = to_json(p);
+  j["threads"] = -3;
+  EXPECT_THROW(peak_info_from_json(j), std::runtime_error);
 }
 
 TEST(ResultsValues, FarFromOneNumbersPrintInScientificNotation) {

@@ -65,6 +65,7 @@ Case cpu_case() {
 TEST(StepSampler, MinimumStepsHoldAgainstATinyMaxTime) {
   MeasureSettings m;
   m.warmup_steps = 1;
+  m.warmup_fixed = true;
   m.min_steps = 5;
   m.min_time_s = 0.0;
   m.max_time_s = 0.001;  // over after the first step
@@ -87,6 +88,7 @@ TEST(StepSampler, MinimumStepsHoldAgainstATinyMaxTime) {
 TEST(StepSampler, ConvergedRowsMeetTheirTarget) {
   MeasureSettings m;
   m.warmup_steps = 0;
+  m.warmup_fixed = true;
   m.min_steps = 3;
   m.min_time_s = 0.0;
   m.max_noise = 0.5;  // 50%: any three 3-ms sleeps meet it
@@ -116,6 +118,92 @@ TEST(StepSampler, WarmupCountIsBoundedByMaxTime) {
   EXPECT_EQ(s.own, s.agreed) << "without agreement the stopping rule sees this process's steps";
 }
 
+// Slow for its first `slow_steps` steps, then `fast_s` a step: with `decay`, step i of those sleeps
+// fast_s * (1 + slow_steps - i) (a JIT or an allocator warming up: 5x, 4x, 3x, 2x for 4), else
+// `slow_s` each (a profiling executor's equal runs). `min_warmup` is what it says it needs.
+class SettlingWorkload final : public Workload {
+ public:
+  SettlingWorkload(int slow_steps, double slow_s, double fast_s, long min_warmup = 0, bool decay = false)
+      : slow_steps_(slow_steps), slow_s_(slow_s), fast_s_(fast_s), min_warmup_(min_warmup), decay_(decay) {}
+  void step() override {
+    const int i = n_++;
+    const double s = i >= slow_steps_ ? fast_s_ : decay_ ? fast_s_ * (1 + slow_steps_ - i) : slow_s_;
+    std::this_thread::sleep_for(std::chrono::duration<double>(s));
+  }
+  int64_t samples_per_step() const override { return 1; }
+  std::string unit() const override { return "images/s"; }
+  double flops_per_step() const override { return 0.0; }
+  int64_t parameters() const override { return 0; }
+  double last_loss() const override { return 0.0; }
+  long min_warmup_steps() const override { return min_warmup_; }
+
+ private:
+  int slow_steps_, n_ = 0;
+  double slow_s_, fast_s_;
+  long min_warmup_;
+  bool decay_;
+};
+
+MeasureSettings settling_settings() {
+  MeasureSettings m;  // default warm-up: at least 2 steps, then until the last 3 agree within 10%
+  m.min_steps = 9;
+  m.max_steps = 9;
+  m.min_time_s = 0.0;
+  m.max_time_s = 10.0;
+  return m;
+}
+
+// 4 steps slower by a known amount (50, 40, 30, 20 ms), then 10 ms: the default warm-up outlasts them
+// and the 3 after them that show the time has settled (7 steps at least; a loaded machine's late
+// wake-up can add some), so no measured step is a slow one and the record says nothing settles.
+TEST(StepSampler, DefaultWarmupWaitsUntilTheStepTimeSettles) {
+  SettlingWorkload w(4, 0.0, 0.010, 0, true);
+  const SampledSteps s = sample_steps(w, DeviceSpec{}, settling_settings());
+  EXPECT_GE(s.warmup_steps, 4 + 3);
+  for (double t : s.own) EXPECT_LT(t, 0.018);
+  EXPECT_FALSE(s.still_settling);
+}
+
+// Equal slow steps look settled to any rule that cannot see the future: a workload that knows it
+// runs them (a TorchScript executor's profiling) says so, and the warm-up waits them out and 3 more.
+TEST(StepSampler, EqualSlowStepsAreWaitedOutByTheWorkloadsMinimum) {
+  SettlingWorkload w(4, 0.040, 0.010, 4);
+  const SampledSteps s = sample_steps(w, DeviceSpec{}, settling_settings());
+  EXPECT_GE(s.warmup_steps, 4 + 3);
+  for (double t : s.own) EXPECT_LT(t, 0.030);
+}
+
+// A fixed --warmup 1 is kept: the next 3 slow steps are measured, and the record says so.
+TEST(StepSampler, AFixedWarmupIsKeptAndTheRecordSaysTheStepsWereStillSettling) {
+  MeasureSettings m = settling_settings();
+  m.warmup_steps = 1;
+  m.warmup_fixed = true;
+  SettlingWorkload w(4, 0.040, 0.010);
+  const SampledSteps s = sample_steps(w, DeviceSpec{}, m);
+  EXPECT_EQ(s.warmup_steps, 1);
+  ASSERT_EQ(s.own.size(), 9u);
+  EXPECT_GT(s.own[0], 0.035);
+  EXPECT_TRUE(s.still_settling);
+  Record r;
+  fill_timing(r, s.agreed, s, m);
+  EXPECT_EQ(r.still_settling, std::optional<bool>(true));
+}
+
+// A workload's own minimum holds even when its steps are steady from the start.
+TEST(StepSampler, TheWorkloadsMinimumWarmupHolds) {
+  SettlingWorkload w(0, 0.0, 0.002, 6);
+  EXPECT_GE(sample_steps(w, DeviceSpec{}, settling_settings()).warmup_steps, 6);
+}
+
+// Still settling: the first third (at most 3) of the steps has a median over 10% above the rest's.
+TEST(StepSampler, StillSettlingComparesTheFirstStepsWithTheRest) {
+  EXPECT_TRUE(still_settling({3, 3, 3, 1, 1, 1, 1, 1, 1}));
+  EXPECT_TRUE(still_settling({1.2, 1.2, 1, 1, 1, 1}));  // first 2 of 6: 1.2 > 1.1
+  EXPECT_FALSE(still_settling({1.05, 1.05, 1, 1, 1, 1}));
+  EXPECT_FALSE(still_settling({3, 1, 1, 1, 1, 1, 1, 1, 1}));  // one slow step among the first 3: median 1
+  EXPECT_FALSE(still_settling({9, 9, 1, 1, 1}));               // under 6 steps: no verdict
+}
+
 // A fake agreement: another "rank" whose steps are always 10x slower and which drops every third step.
 class SlowerPeer final : public StepAgreement {
  public:
@@ -133,6 +221,7 @@ class SlowerPeer final : public StepAgreement {
 TEST(StepSampler, AgreementDecidesWhatIsKeptAndSeen) {
   MeasureSettings m;
   m.warmup_steps = 2;
+  m.warmup_fixed = true;
   m.min_steps = 4;
   m.min_time_s = 0.0;
   m.max_time_s = 30.0;

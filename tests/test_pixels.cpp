@@ -139,3 +139,45 @@ TEST(Pixels, UnscaledCropsAgreeWithTorchvisionToOneGreyLevel) {
 
 }  // namespace
 }  // namespace trainbench
+
+namespace trainbench {
+namespace {
+
+// A 33-byte PNG whose header claims 60000 x 60000 (3.6e9 pixels, 10.8 GB of RGB): refused from its header,
+// before libpng reads on or anything is allocated, naming the size and the limit; one a little under the
+// limit's side passes the size check (and then fails as the truncated file it is).
+TEST(Pixels, AHeaderClaimingMorePixelsThanTheLimitIsRefusedBeforeDecoding) {
+  auto png_header = [](uint32_t w, uint32_t h) {
+    std::vector<uint8_t> b = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    for (uint32_t v : {w, h}) {
+      for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<uint8_t>(v >> s));
+    }
+    for (uint8_t v : {8, 2, 0, 0, 0, 0, 0, 0, 0}) b.push_back(v);  // 8-bit RGB, CRC not checked here
+    return b;
+  };
+  data::SampleFormat format;
+  format.width = format.height = 8;
+  std::vector<float> out(8 * 8 * 3);
+  data::DecodeTimes times;
+  std::string why;
+  bool chose = false;
+  auto choose = [&](int w, int h) {
+    chose = true;
+    return data::Crop{data::CropBox{0, 0, double(w), double(h)}, false};
+  };
+  const std::vector<uint8_t> bomb = png_header(60000, 60000);
+  EXPECT_FALSE(data::decode_crop(bomb.data(), bomb.size(), choose, format, out.data(), times, why));
+  EXPECT_FALSE(chose) << "no crop is drawn for a refused file";
+  EXPECT_NE(why.find("60000x60000"), std::string::npos) << why;
+  EXPECT_NE(why.find(std::to_string(data::kMaxImagePixels)), std::string::npos) << why;
+  // Pillow's refusal limit is twice its MAX_IMAGE_PIXELS, 2 x 89,478,485.
+  EXPECT_EQ(data::kMaxImagePixels, 178956970);
+  const std::vector<uint8_t> small = png_header(1000, 1000);
+  why.clear();
+  EXPECT_FALSE(data::decode_crop(small.data(), small.size(), choose, format, out.data(), times, why));
+  EXPECT_TRUE(chose) << "under the limit the header passes; the decode then fails on the missing data";
+  EXPECT_EQ(why.find("over the limit"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace trainbench

@@ -540,6 +540,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                                                 "dist",
                                                                 "noise_target",
                                                                 "noise_target_met",
+                                                                "still_settling",
                                                                 "energy_j_per_sample",
                                                                 "mean_power_w",
                                                                 "energy_source",

@@ -84,6 +84,7 @@ std::pair<int64_t, std::string> print_runs(const std::vector<int>& threads, int6
                                  format_significant(f.samples_s), format_significant(f.mb_s), scaling,
                                  stage(run.read_s), stage(run.decode_s), stage(run.augment_s), stage(run.copy_s));
       }
+      std::cout << std::flush;  // a row measured is a row shown, whatever ends the process later
     }
     skipped = std::max(skipped, run.stats.skipped_files);
     if (first_skipped.empty()) first_skipped = run.stats.first_skipped;

@@ -54,7 +54,7 @@ int cmd_explain(ExplainOptions o) {
   add_percent_of_peak(step, results.context);
   results.benchmarks = {step};
   write_results_atomic(output, results);  // the step is kept even if the layers are interrupted
-  if (interrupted) return 130;
+  if (interrupted) return interrupt_exit_code();
   if (!step.ok()) {
     std::cerr << fmt::format("trainbench: error: {}: {}{}\n", c.descriptor(), to_string(step.status),
                              step.error.empty() ? "" : " (" + step.error + ")");

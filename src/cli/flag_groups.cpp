@@ -26,7 +26,11 @@ void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given) {
 }
 
 void MeasureFlags::add_to(CLI::App& app) {
-  app.add_option("--warmup", warmup, "Warm-up steps before timing (not counted)")->check(rule(kWarmupSteps));
+  app.add_option("--warmup", warmup,
+                 "Exactly this many warm-up steps before timing (default: at least 2, then until the step time "
+                 "settles)")
+      ->check(rule(kWarmupSteps))
+      ->each([this](const std::string&) { warmup_fixed = true; });
   app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(rule(kStepCount));
   app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(rule(kStepCount));
   app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(rule(kSeconds));
@@ -71,6 +75,7 @@ std::vector<std::string> DistFlags::child_args(size_t case_index) const {
 ChildSettings MeasureFlags::resolve() const {
   ChildSettings s;
   s.measure.warmup_steps = warmup;
+  s.measure.warmup_fixed = warmup_fixed;
   s.measure.min_steps = min_steps;
   s.measure.max_steps = max_steps;
   s.measure.min_time_s = min_time_s;
@@ -84,10 +89,16 @@ ChildSettings MeasureFlags::resolve() const {
 }
 
 std::vector<std::string> MeasureFlags::child_args() const {
-  std::vector<std::string> a = {
-      "--warmup",    std::to_string(warmup),        "--min-steps", std::to_string(min_steps),
-      "--max-steps", std::to_string(max_steps),     "--min-time",  fmt::format("{}", min_time_s),
-      "--max-time",  fmt::format("{}", max_time_s), "--max-noise", fmt::format("{}", max_noise_pct)};
+  std::vector<std::string> a = {"--min-steps", std::to_string(min_steps),
+                                 "--max-steps", std::to_string(max_steps),
+                                 "--min-time",  fmt::format("{}", min_time_s),
+                                 "--max-time",  fmt::format("{}", max_time_s),
+                                 "--max-noise", fmt::format("{}", max_noise_pct)};
+  // Only a fixed warm-up travels: without --warmup the child waits for the step time to settle.
+  if (warmup_fixed) {
+    a.push_back("--warmup");
+    a.push_back(std::to_string(warmup));
+  }
   if (!memory_limit.empty()) {
     a.push_back("--memory-limit");
     a.push_back(memory_limit);

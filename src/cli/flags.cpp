@@ -14,6 +14,7 @@ namespace {
 // maxbatch and memory measure many short tries: a step or two each, not a stable median.
 void trial_defaults(MeasureFlags& m) {
   m.warmup = 1;
+  m.warmup_fixed = true;
   m.min_steps = 2;
   m.min_time_s = 0.0;
   m.max_time_s = 10.0;
@@ -74,8 +75,10 @@ Command add_make_data(CLI::App& app) {
   auto o = std::make_shared<MakeDataOptions>();
   CLI::App* sub = app.add_subcommand("make-data", "Write photo-like JPEGs in ImageFolder layout, to try --data");
   sub->add_option("dir", o->dir, "The folder to create (must not exist, or be empty)")->required();
-  sub->add_option("--images", o->images, "How many JPEGs")->required();
-  sub->add_option("--classes", o->classes, "Class folders (default 10)");
+  // A hundred million files is beyond any folder a benchmark needs (ImageNet has 1.28 million).
+  constexpr NumberRule kImageCount{1.0, 1e8, false, true};
+  sub->add_option("--images", o->images, "How many JPEGs")->required()->check(rule(kImageCount));
+  sub->add_option("--classes", o->classes, "Class folders (default 10)")->check(rule(kImageCount));
   sub->add_option("--seed", o->seed, "Random seed (the same seed writes the same files)");
   return {sub, [o] { return cmd_make_data(*o); }};
 }

@@ -173,7 +173,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
   }
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("{} tries; results: {}\n", results.benchmarks.size(), o.output);
-  return interrupted ? 130 : code;
+  return interrupted ? interrupt_exit_code() : code;
 }
 
 }  // namespace trainbench::cli

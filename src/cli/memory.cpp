@@ -122,7 +122,7 @@ int cmd_memory(MemoryOptions o) {
   }
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("results: {}\n", o.output);
-  return interrupted ? 130 : code;
+  return interrupted ? interrupt_exit_code() : code;
 }
 
 }  // namespace trainbench::cli

@@ -28,6 +28,7 @@ constexpr double kDefaultCaseTimeoutS = 900.0;
 // Defaults come from MeasureSettings (core/stopping.h), the one place they are written.
 struct MeasureFlags {
   long warmup = MeasureSettings{}.warmup_steps;
+  bool warmup_fixed = false;  // --warmup given (or a suite's warmup): exactly that many steps
   long min_steps = MeasureSettings{}.min_steps;
   long max_steps = MeasureSettings{}.max_steps;
   double min_time_s = MeasureSettings{}.min_time_s;

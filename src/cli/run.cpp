@@ -218,7 +218,10 @@ GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
 void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFlags& m, LimitNames& names) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
   auto origin = [&](const char* key) { return s.origin.count(key) ? s.origin.at(key) : std::string(key); };
-  if (s.warmup && !given("--warmup")) m.warmup = *s.warmup;
+  if (s.warmup && !given("--warmup")) {
+    m.warmup = *s.warmup;
+    m.warmup_fixed = true;
+  }
   if (s.min_steps && !given("--min-steps")) {
     m.min_steps = *s.min_steps;
     names.min_steps = origin("min_steps");

@@ -98,14 +98,14 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
     try {
       store_->wait({key(i, "go")}, as_milliseconds(go_wait_s));
     } catch (const std::exception& e) {
-      if (interrupt_requested()) return 130;
+      if (interrupt_requested()) return interrupt_exit_code();
       std::cerr << "trainbench: error: rank " << env_.rank << ": lost rank 0 before case " << plan[i].descriptor()
                 << ": " << first_line(e.what()) << std::endl;
       return kExitFailure;
     }
     bool interrupted = false;
     const Record r = run_case_isolated(plan[i], measure.case_child(flags_.child_args(i)), &interrupted);
-    if (interrupted) return 130;
+    if (interrupted) return interrupt_exit_code();
     if (!r.ok()) std::cerr << "case " << plan[i].descriptor() << ": " << to_string(r.status) << ": " << r.error << "\n";
   }
   return kExitOk;

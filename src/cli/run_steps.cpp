@@ -216,7 +216,7 @@ int write_run(const RunOptions& o, const RunPlan& plan, const Context& context, 
           "`trainbench run ... --resume -o {}`\n",
           fresh, todo, o.output, o.output);
     }
-    return 130;
+    return interrupt_exit_code();
   }
   std::error_code ec;
   fs::remove(journal_path_for(o.output), ec);  // everything is in the results file now

@@ -81,8 +81,13 @@ bool WarmupRule::done(const Progress& p) const {
   return median > 0 && (last.back() - median) <= tolerance_ * median && (median - last.front()) <= tolerance_ * median;
 }
 
-WarmupRule MeasureSettings::warmup(bool gpu) const {
-  return gpu ? WarmupRule::until_stable(warmup_steps, max_time_s) : WarmupRule::fixed(warmup_steps, max_time_s);
+WarmupRule MeasureSettings::warmup(bool gpu, long workload_min_steps) const {
+  if (warmup_fixed) return WarmupRule::fixed(warmup_steps, max_time_s);
+  // The workload's own steps are waited out, and the window that shows the time settled comes after
+  // them: equal slow steps (a profiling executor's) would look settled to any window inside them.
+  const long window = gpu ? 5 : 3;
+  const long at_least = std::max(warmup_steps, workload_min_steps > 0 ? workload_min_steps + window : 0L);
+  return WarmupRule::until_stable(at_least, max_time_s, window, 0.10);
 }
 
 bool MeasureSettings::noise_target_met(const Summary& s) const { return relative_noise_of_median(s) <= max_noise; }
@@ -90,7 +95,7 @@ bool MeasureSettings::noise_target_met(const Summary& s) const { return relative
 Sampled sample_until_done(const MeasureSettings& m, const std::function<double()>& one) {
   using Clock = std::chrono::steady_clock;
   {
-    const WarmupRule warmup = m.warmup(false);
+    const WarmupRule warmup = WarmupRule::fixed(m.warmup_steps, m.max_time_s);
     std::vector<double> warm;
     const auto warm_start = Clock::now();
     while (!warmup.done({warm, std::chrono::duration<double>(Clock::now() - warm_start).count()}))

@@ -93,12 +93,14 @@ class StoppingPolicy {
   std::string reason_;
 };
 
-// When is warm-up over? On a CPU after exactly `min_steps` (oneDNN has no algorithm search to wait
-// for). On a GPU at least `min_steps` and then until the last `window` step times all lie within
-// `tolerance` of their median: cuDNN benchmark mode / MIOpen find time every algorithm on the first
-// step of each new shape, the caching allocator grows, the clocks ramp up. A limit of `max_steps` or
-// `max_time_s` ends a warm-up that never settles. Either kind ends after `max_time_s` (> 0) once at
-// least one step ran: a huge --warmup cannot keep a case from ever measuring.
+// When is warm-up over? fixed: after exactly `min_steps` (the user's --warmup N). until_stable (the
+// default): at least `min_steps`, then until the last `window` step times all lie within `tolerance`
+// of their median. How many steps a case needs depends on what runs it, not on the model: TorchScript's
+// profiling executor optimises the graph during its first runs, cuDNN benchmark mode / MIOpen find time
+// every algorithm on the first step of each new shape, oneDNN creates its primitives, the caching
+// allocator grows, the clocks ramp up. A limit of `max_steps` or `max_time_s` ends a warm-up that never
+// settles. Either kind ends after `max_time_s` (> 0) once at least one step ran: a huge --warmup
+// cannot keep a case from ever measuring.
 class WarmupRule {
  public:
   static WarmupRule fixed(long steps, double max_time_s = 0.0);
@@ -118,7 +120,8 @@ class WarmupRule {
 // The stopping rule's settings. These defaults are the only ones: the CLI's flags start from them
 // (cli/options.h) and docs/methodology.md quotes them.
 struct MeasureSettings {
-  long warmup_steps = 2;
+  long warmup_steps = 2;       // until settled: at least this many; fixed: exactly this many
+  bool warmup_fixed = false;   // --warmup N given (or a suite's warmup): exactly N steps
   long min_steps = 5;  // a floor: no limit ends a case before it (only the runner's timeout)
   double min_time_s = 2.0;
   double max_time_s = 60.0;  // a limit on measuring once min_steps holds; warm-up is bounded by it too
@@ -126,14 +129,16 @@ struct MeasureSettings {
   long max_steps = 100000;
 
   StoppingPolicy policy() const;
-  // fixed(warmup_steps, max_time_s) on a CPU; until_stable(warmup_steps, max_time_s) on a GPU.
-  WarmupRule warmup(bool gpu) const;
+  // fixed(warmup_steps) when warmup_fixed; else until_stable over a window of 5 steps on a GPU and 3 on
+  // a CPU, within 10%, after at least warmup_steps and after the workload's own minimum (the window
+  // then lies wholly past it); both bounded by max_time_s.
+  WarmupRule warmup(bool gpu, long workload_min_steps = 0) const;
   // True when `s` (the measured steps' summary) meets the noise target.
   bool noise_target_met(const Summary& s) const;
 };
 
-// Samples of one timed call: `warmup_steps` calls first (not kept), then calls until the stopping
-// policy is satisfied. `one()` runs one call and returns its seconds (it synchronises as it needs).
+// Samples of one timed call (an operator, an allreduce): exactly `warmup_steps` calls first (not kept),
+// then calls until the stopping policy is satisfied. `one()` runs one call and returns its seconds (it synchronises as it needs).
 struct Sampled {
   std::vector<double> samples;
   std::string stop_reason;

@@ -20,6 +20,20 @@ std::string lower_extension(const std::string& name) {
   return ext;
 }
 
+// Whether the directory link `link` points at a folder that contains it, or at itself.
+bool links_upward(const fs::path& link) {
+  std::error_code ec;
+  const fs::path target = fs::canonical(link, ec);
+  if (ec) return true;  // a dangling or looping link: nothing to enter
+  const fs::path here = fs::canonical(link.parent_path(), ec);
+  if (ec) return true;
+  auto t = target.begin(), h = here.begin();
+  for (; t != target.end() && h != here.end(); ++t, ++h) {
+    if (*t != *h) return false;
+  }
+  return t == target.end();  // every part of the target starts the link's own folder
+}
+
 }  // namespace
 
 bool is_jpeg_name(const std::string& name) {
@@ -49,9 +63,18 @@ ImageFolder scan_image_folder(const std::string& root) {
     const fs::path dir = fs::path(root) / f.classes[c];
     for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (it->is_regular_file() && is_image_name(it->path().filename().string())) found.push_back(it->path().string());
+      std::error_code entry_ec;  // an entry that cannot be read is no image; it never ends the scan
+      // A link to a folder that holds it (or to itself) would be followed forever: it is not entered.
+      if (it->is_symlink(entry_ec) && it->is_directory(entry_ec) && links_upward(it->path())) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (it->is_regular_file(entry_ec) && is_image_name(it->path().filename().string()))
+        found.push_back(it->path().string());
     }
     if (ec) throw DataError("--data " + dir.string() + ": " + ec.message());
+    // torchvision's ImageFolder refuses a class without a file too: its label would never be trained.
+    if (found.empty()) throw DataError("--data " + dir.string() + ": a class folder with no .jpg, .jpeg or .png file");
     std::sort(found.begin(), found.end());
     for (auto& p : found) {
       f.files.push_back(std::move(p));

@@ -116,10 +116,13 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
   const int64_t image_bytes = 3 * h * w * static_cast<int64_t>(images.element_size());
   for (int64_t k = 0; k < b; ++k) {
     const int64_t position = index * b + k;
-    // A file that does not decode gives its place to the next one of the epoch's order.
+    // A file that does not decode gives its place to the next one of its epoch's order, wrapping
+    // within that epoch: the n tries are the n files, each once (running on into the next epoch's
+    // shuffle could try some twice and miss the one that decodes).
     bool ok = false;
+    const int64_t epoch_start = position - position % n;
     for (int64_t tries = 0; tries < n && !ok; ++tries) {
-      const int64_t file = file_at(position + tries);
+      const int64_t file = file_at(epoch_start + (position % n + tries) % n);
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (bad_.count(file) != 0) continue;

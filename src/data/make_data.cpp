@@ -1,9 +1,11 @@
 #include "data/make_data.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -108,9 +110,20 @@ MadeData make_dataset(const std::string& dir, int64_t images, int classes, uint6
     const auto px = make_photo(width, height, rng);
     const auto jpeg = encode_jpeg(px.data(), width, height, 90);
     const fs::path file = folder / fmt::format("img{:06d}.jpg", i);
-    std::ofstream out(file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(jpeg.data()), static_cast<std::streamsize>(jpeg.size()));
-    if (!out) throw std::runtime_error("make-data: cannot write " + file.string());
+    // The system's reason reaches the user ("No space left on device"): a full disk often shows only
+    // when the file is closed.
+    errno = 0;
+    std::FILE* out = std::fopen(file.c_str(), "wb");
+    bool written = out != nullptr && std::fwrite(jpeg.data(), 1, jpeg.size(), out) == jpeg.size();
+    int err = errno;
+    if (out != nullptr && std::fclose(out) != 0 && written) {
+      written = false;
+      err = errno;
+    }
+    if (!written) {
+      throw std::runtime_error("make-data: cannot write " + file.string() + ": " +
+                               (err != 0 ? std::strerror(err) : "unknown error"));
+    }
     ++made.files;
     made.bytes += static_cast<int64_t>(jpeg.size());
   }

@@ -21,6 +21,10 @@ void check_data_source(const std::string& model, const std::string& kind, const 
   std::error_code ec;
   const bool is_dir = std::filesystem::is_directory(data, ec);
   if (kind == "images") {
+    if (dtype != "uint16") {  // uint16 is the default: only another value was asked for
+      throw DataError("--data " + data + ": --data-dtype " + dtype + " is for token files; " + model +
+                      " trains on images");
+    }
     if (!is_dir && std::filesystem::exists(data, ec)) {
       throw DataError("--data " + data + ": " + model + " trains on images: give a folder of class folders of JPEGs");
     }

@@ -17,6 +17,8 @@ using detail::Since;
 
 namespace {
 
+constexpr double kMaxBytes = 1152921504606846976.0;  // 2^60, as a size's rule (core/value_rules.h)
+
 // Byte counts no measurement produces (negative, beyond 2^60) make the file unreadable, naming the field.
 // Since::later: a file written before the field existed keeps the default.
 template <class T>
@@ -38,9 +40,12 @@ const std::vector<Field<MemoryFit>>& fit_fields() {
       member_field<F>("basis", &F::basis),
       member_field<F>("batches", &F::batches),
       member_field<F>("peaks", &F::peaks),
-      member_field<F>("fixed_bytes", &F::fixed_bytes, Since::always, Nan::or_null),
-      member_field<F>("per_sample_bytes", &F::per_sample_bytes, Since::always, Nan::or_null),
-      member_field<F>("linearity_error", &F::linearity_error, Since::always, Nan::or_null),
+      // A fitted line may cross zero below its batches, and a stepped footprint may even fall between two
+      // batches: only the magnitudes of intercept and slope are bounded (a measured line is never lost).
+      member_field<F>("fixed_bytes", &F::fixed_bytes, Since::always, Nan::or_null).range(-kMaxBytes, kMaxBytes),
+      member_field<F>("per_sample_bytes", &F::per_sample_bytes, Since::always, Nan::or_null)
+          .range(-kMaxBytes, kMaxBytes),
+      member_field<F>("linearity_error", &F::linearity_error, Since::always, Nan::or_null).range(0, 1e6),
       member_field<F>("linear", &F::linear),
       member_field<F>("oom_batches", &F::oom_batches, Since::later),
       member_field<F>("set_aside_batches", &F::set_aside_batches, Since::later),
@@ -51,10 +56,10 @@ const std::vector<Field<MemoryFit>>& fit_fields() {
 const std::vector<Field<MemoryPrediction>>& prediction_fields() {
   using P = MemoryPrediction;
   static const std::vector<Field<P>> fields = {
-      bytes<P>("size_bytes", &P::size_bytes),
+      member_field<P>("size_bytes", &P::size_bytes).range(1, kMaxBytes),  // a prediction is for some memory
       bytes<P>("largest_batch", &P::largest_batch),
       member_field<P>("requested_fits", &P::requested_fits),  // null: no batch was requested
-      member_field<P>("margin_bytes", &P::margin_bytes),
+      member_field<P>("margin_bytes", &P::margin_bytes).range(-kMaxBytes, kMaxBytes),
   };
   return fields;
 }
@@ -63,6 +68,7 @@ nlohmann::json fit_to_json(const MemoryFit& f) { return detail::write_fields(fit
 
 MemoryFit fit_from_json(const nlohmann::json& j) {
   MemoryFit f = detail::read_fields(fit_fields(), j);
+  detail::check_fields(fit_fields(), f);
   if (f.batches.size() != f.peaks.size()) throw std::runtime_error("field \"peaks\": not one per batch");
   return f;
 }
@@ -81,7 +87,11 @@ Field<MemoryInfo> predictions_field() {
         if (!ps.is_array()) detail::bad_type("predictions", "an array", ps);
         for (const auto& p : ps)
           m.predictions.push_back(
-              detail::nested("predictions", [&] { return detail::read_fields(prediction_fields(), p); }));
+              detail::nested("predictions", [&] {
+                MemoryPrediction r = detail::read_fields(prediction_fields(), p);
+                detail::check_fields(prediction_fields(), r);
+                return r;
+              }));
       });
 }
 
@@ -96,14 +106,15 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
       bytes<M>("forward_live_bytes", &M::forward_live_bytes, Since::later),  // 0: not measured
       // Gradients and optimizer state are what a phase left live: an optimizer that frees more than it
       // keeps could in principle read negative, so only the magnitude is checked.
-      member_field<M>("gradients_bytes", &M::gradients_bytes),
-      member_field<M>("optimizer_bytes", &M::optimizer_bytes),
+      member_field<M>("gradients_bytes", &M::gradients_bytes).range(-kMaxBytes, kMaxBytes),
+      member_field<M>("optimizer_bytes", &M::optimizer_bytes).range(-kMaxBytes, kMaxBytes),
       bytes<M>("comm_buffer_bytes", &M::comm_buffer_bytes, Since::later),  // 0: not data-parallel
-      member_field<M>("activations_bytes_per_sample", &M::activations_bytes_per_sample, Since::always, Nan::or_null),
-      member_field<M>("fixed_bytes", &M::fixed_bytes),
+      member_field<M>("activations_bytes_per_sample", &M::activations_bytes_per_sample, Since::always, Nan::or_null)
+          .range(-kMaxBytes, kMaxBytes),
+      member_field<M>("fixed_bytes", &M::fixed_bytes).range(-kMaxBytes, kMaxBytes),
       bytes<M>("peak_bytes", &M::peak_bytes),
       bytes<M>("max_rss_bytes", &M::max_rss_bytes),
-      member_field<M>("footprint_peak_bytes", &M::footprint_peak_bytes),
+      member_field<M>("footprint_peak_bytes", &M::footprint_peak_bytes).range(0, kMaxBytes),
       detail::optional_object<M>("fit", &M::fit, &fit_to_json, &fit_from_json),
       predictions_field(),
       member_field<M>("requested_batch", &M::requested_batch, Since::later),
@@ -113,6 +124,10 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
 }
 
 nlohmann::json memory_to_json(const MemoryInfo& m) { return detail::write_fields(memory_fields(), m); }
-MemoryInfo memory_from_json(const nlohmann::json& j) { return detail::read_fields(memory_fields(), j); }
+MemoryInfo memory_from_json(const nlohmann::json& j) {
+  MemoryInfo m = detail::read_fields(memory_fields(), j);
+  detail::check_fields(memory_fields(), m);
+  return m;
+}
 
 }  // namespace trainbench

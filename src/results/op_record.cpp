@@ -4,8 +4,10 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/value_rules.h"
 #include "results/detail/json_fields.h"
 
 namespace trainbench {
@@ -136,6 +138,19 @@ PeakInfo peak_info_from_json(const nlohmann::json& j) {
   p.copy_bytes = get_int(j, "copy_bytes");
   p.conv_gflops = get_double(j, "conv_gflops");
   p.conv_op = get_string(j, "conv_op");
+  // A peak read back (the peak cache, a results file) passes the rules of a measured one: a ceiling
+  // between 1 MFLOP/s and 10^9 GFLOP/s (an exaflop: beyond any one device), none negative or tiny, so
+  // that no %peak or MFU computed from it can be absurd.
+  const NumberRule ceiling{1e-3, 1e9, false, false};
+  auto check = [](const std::string& key, double v, const NumberRule& r) {
+    const std::string why = number_problem(v, r);
+    if (!why.empty()) throw std::runtime_error(fmt::format("field \"{}\": {} {}", key, v, why));
+  };
+  for (const auto& [type, g] : p.gemm_gflops) check("gemm_gflops." + type, g, ceiling);
+  if (p.conv_gflops != 0.0) check("conv_gflops", p.conv_gflops, ceiling);  // 0: not measured
+  check("copy_gbps", p.copy_gbps, NumberRule{0.0, 1e6, false, false});
+  check("threads", p.threads, kThreadCount);
+  check("gemm_size", static_cast<double>(p.gemm_size), NumberRule{0.0, 1e6, false, true});
   return p;
 }
 

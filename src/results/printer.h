@@ -20,6 +20,8 @@ std::string table_row(const Record& r);  // one line ending in '\n'
 // One line (ending in '\n') saying how many ok rows missed their noise target and which flag would fix
 // it; "" when every row met it. The table and markdown printers end with it.
 std::string noise_footer(const std::vector<Record>& records);
+// One line when some rows' first measured steps were still settling (Record::still_settling); else "".
+std::string settling_footer(const std::vector<Record>& records);
 
 // Cases trained on --data: one line each (ending in '\n') with the verdict, input-bound or
 // compute-bound, and its figures (printer_data.cpp); "" when no record has real data.

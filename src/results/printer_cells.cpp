@@ -121,6 +121,16 @@ std::string noise_footer(const std::vector<Record>& records) {
       missed, records.size(), fmt::format("{:g}", target * 100.0), fix);
 }
 
+std::string settling_footer(const std::vector<Record>& records) {
+  size_t n = 0;
+  for (const auto& r : records) n += r.ok() && r.still_settling == true ? 1 : 0;
+  if (n == 0) return "";
+  return fmt::format(
+      "! {} of {} row(s) began measuring before the step time settled (the first measured steps were over "
+      "10% slower than the rest): drop --warmup to let the warm-up wait for it, or raise it\n",
+      n, records.size());
+}
+
 std::string utilization_footer(const std::vector<Record>& records) {
   std::string out;
   for (const auto& r : records) {

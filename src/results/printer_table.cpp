@@ -39,7 +39,7 @@ std::string table_header() { return console_table().header() + console_table().r
 std::string table_row(const Record& r) { return console_table().line(detail::table_cells(r)); }
 
 std::string table_footer(const std::vector<Record>& records) {
-  return noise_footer(records) + data_footer(records) + utilization_footer(records);
+  return noise_footer(records) + settling_footer(records) + data_footer(records) + utilization_footer(records);
 }
 
 std::string print_table(const std::vector<Record>& records, const Context* context) {

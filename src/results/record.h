@@ -83,6 +83,9 @@ struct Record {
   // measured (failed cases, files written before the field existed).
   double noise_target = std::numeric_limits<double>::quiet_NaN();
   std::optional<bool> noise_target_met;
+  // The first measured steps were still slower than the rest (more than 10%): the warm-up ended before
+  // the step time settled (a fixed --warmup, or a limit). nullopt (null): not measured.
+  std::optional<bool> still_settling;
   double flops_per_step = 0.0;   // FLOPs per step: training per layer (core/flops.h); forward-only: forward
   double achieved_gflops = 0.0;  // flops_per_step / median / 1e9
   // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);

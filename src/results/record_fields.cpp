@@ -180,15 +180,17 @@ std::vector<Field<Record>> make_record_fields() {
       field("tf32", &Record::tf32, Since::later).csv("tf32"),
       field("algorithm_search", &Record::algorithm_search, Since::later).csv("algorithm_search"),
       field("skipped_steps", &Record::skipped_steps, Since::later).range(0, 1e12).csv("skipped_steps"),
-      later_or_null("loss_scale", &Record::loss_scale).csv("loss_scale"),
-      later_or_null("mean_sm_clock_mhz", &Record::mean_sm_clock_mhz).csv("mean_sm_clock_mhz"),
+      // A GradScaler's scale is a float32: at most 3.4e38.
+      later_or_null("loss_scale", &Record::loss_scale).range(0, 3.5e38).csv("loss_scale"),
+      later_or_null("mean_sm_clock_mhz", &Record::mean_sm_clock_mhz).range(0, 1e5).csv("mean_sm_clock_mhz"),
       field("throttled_samples", &Record::throttled_samples, Since::later).range(0, 1e12).csv("throttled_samples"),
       step_time("step_time_median_noise", &Summary::median_noise),
       step_time("step_time_lag1_autocorrelation", &Summary::lag1_autocorrelation),
-      later_or_null("noise_target", &Record::noise_target).csv("noise_target"),
+      later_or_null("noise_target", &Record::noise_target).range(0, 1).csv("noise_target"),  // --max-noise 0-100%
       field("noise_target_met", &Record::noise_target_met, Since::later).csv("noise_target_met"),
-      later_or_null("energy_j_per_sample", &Record::energy_j_per_sample).csv("energy_j_per_sample"),
-      later_or_null("mean_power_w", &Record::mean_power_w).csv("mean_power_w"),
+      // A gigajoule per sample, a megawatt: beyond any one machine's step.
+      later_or_null("energy_j_per_sample", &Record::energy_j_per_sample).range(0, 1e9).csv("energy_j_per_sample"),
+      later_or_null("mean_power_w", &Record::mean_power_w).range(0, 1e6).csv("mean_power_w"),
       field("energy_source", &Record::energy_source, Since::later).csv("energy_source"),
       // Files written before data parallelism have no "dist": the case ran in one process.
       detail::optional_object<Record>("dist", &Record::dist, &dist_to_json, &dist_from_json),
@@ -218,6 +220,7 @@ std::vector<Field<Record>> make_record_fields() {
       model_file_field(
           field("model_file_bytes", &Record::model_file_bytes, Since::later).range(0, 1e15).csv("model_file_bytes")),
       model_file_field(field("model_file_sha256", &Record::model_file_sha256, Since::later).csv("model_file_sha256")),
+      field("still_settling", &Record::still_settling, Since::later).csv("still_settling"),
   };
 }
 

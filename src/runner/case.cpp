@@ -78,6 +78,8 @@ std::string unescape_param_value(const std::string& text) {
     if (i + 2 >= text.size()) throw std::invalid_argument("'%' not followed by two hex digits");
     const int hi = digit(text[i + 1]), lo = digit(text[i + 2]);
     if (hi < 0 || lo < 0) throw std::invalid_argument("'%' not followed by two hex digits");
+    // A NUL would cut a path or a name where it is used as a C string.
+    if (hi == 0 && lo == 0) throw std::invalid_argument("'%00' (a NUL byte) is not allowed");
     out += static_cast<char>(hi * 16 + lo);
     i += 2;
   }

@@ -19,7 +19,7 @@ namespace {
 
 volatile sig_atomic_t g_interrupted = 0;
 
-void on_signal(int) { g_interrupted = 1; }
+void on_signal(int sig) { g_interrupted = sig; }  // SIGINT or SIGTERM, both non-zero
 
 std::string last_nonempty_line(const std::string& text) {
   size_t end = text.find_last_not_of("\n\r ");
@@ -49,6 +49,8 @@ void install_interrupt_handlers() {
 }
 
 bool interrupt_requested() { return g_interrupted != 0; }
+
+int interrupt_exit_code() { return 128 + (g_interrupted != 0 ? static_cast<int>(g_interrupted) : SIGINT); }
 
 std::string self_executable() {
   char buf[4096];

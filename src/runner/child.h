@@ -42,5 +42,7 @@ Record run_case_isolated(const Case& c, const CaseChild& child, bool* interrupte
 // Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
 void install_interrupt_handlers();
 bool interrupt_requested();
+// The shell's code for the signal that interrupted: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
+int interrupt_exit_code();
 
 }  // namespace trainbench

@@ -1,5 +1,6 @@
 #include "runner/step_sampler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -12,13 +13,26 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 }  // namespace
 
+bool still_settling(const std::vector<double>& steps, double tolerance) {
+  if (steps.size() < 6) return false;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  const size_t first = std::min<size_t>(3, steps.size() / 3);
+  const double head = median({steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(first)});
+  const double rest = median({steps.begin() + static_cast<std::ptrdiff_t>(first), steps.end()});
+  return rest > 0 && head > (1.0 + tolerance) * rest;
+}
+
 SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSettings& m, StepAgreement* agreement,
                           const std::function<void(bool)>& on_step, std::unique_ptr<SmClockReader> clock) {
   auto seen_by_all = [&](const StepView& v) { return agreement != nullptr ? agreement->agree(v) : v; };
   SampledSteps out;
 
   // Warm-up: a fixed count on CPU; on a GPU until step times settle (algorithm search, see WarmupRule).
-  const WarmupRule warmup = m.warmup(device.is_gpu());
+  const WarmupRule warmup = m.warmup(device.is_gpu(), w.min_warmup_steps());
   std::vector<double> warm;
   const auto warm_start = Clock::now();
   double warm_elapsed = 0.0;
@@ -73,6 +87,7 @@ SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSe
   energy.stop();
   out.energy = energy.figures(measured_steps * w.samples_per_step());
   out.stop_reason = policy.reason();
+  out.still_settling = still_settling(out.own);
   out.throttled_samples = filter.dropped();
   out.mean_sm_clock_mhz = filter.mean_kept_mhz();
   if (out.own.empty()) {
@@ -90,6 +105,7 @@ void fill_timing(Record& r, const std::vector<double>& samples, const SampledSte
   r.noise_target_met = m.noise_target_met(r.step_time_s);
   r.warmup_steps = s.warmup_steps;
   r.warmup_time_s = s.warmup_time_s;
+  r.still_settling = s.still_settling;
   r.throttled_samples = s.throttled_samples;
   if (s.mean_sm_clock_mhz) r.mean_sm_clock_mhz = *s.mean_sm_clock_mhz;
   if (s.energy) {

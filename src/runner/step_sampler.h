@@ -51,9 +51,16 @@ struct SampledSteps {
   // Each kept step's wait for the host-to-device copy (Workload::last_copy_wait_s), in the order of
   // `own`; not part of data_wait.
   std::vector<double> copy_wait;
+  // The first measured steps were slower than the rest by more than the warm-up's 10%: warm-up ended
+  // (a fixed --warmup, or a limit) before the step time settled. See still_settling().
+  bool still_settling = false;
 };
 
-// Warm-up (m.warmup(device is a GPU)), then timed steps, each followed by a device synchronize before
+// Whether the first third of `steps` (3 at most) has a median more than `tolerance` above the median of
+// the rest: the measurement began before the step time settled. False with fewer than 6 steps.
+bool still_settling(const std::vector<double>& steps, double tolerance = 0.10);
+
+// Warm-up (m.warmup(device is a GPU, the workload's minimum)), then timed steps, each followed by a device synchronize before
 // the clock stops, until the stopping policy is satisfied. `on_step(kept)` runs after each measured
 // step outside timing (a data-parallel rank reads its communication times there). Throws when every
 // measured step was dropped.

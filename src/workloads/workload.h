@@ -85,6 +85,9 @@ class Workload {
   virtual double hardware_flops_per_step() const { return 0.0; }
   // The loss of the last training step (synchronises; call outside timing). 0 for forward-only.
   virtual double last_loss() const = 0;
+  // Warm-up steps this workload needs at least before its step time can settle (e.g. a TorchScript
+  // executor's profiling runs); the warm-up rule waits for the step time to settle after them.
+  virtual long min_warmup_steps() const { return 0; }
   // fp16 mixed precision: optimizer steps the loss scaler skipped so far (a gradient was inf or NaN),
   // and its current scale. 0 and NaN when the workload scales no loss.
   virtual int64_t skipped_steps() const { return 0; }
