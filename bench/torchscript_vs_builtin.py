@@ -5,8 +5,11 @@ built-in, traced, ...) so drift hits both alike; each side's best median step ti
 parameter counts (they must be equal: the same architecture) and images/s.
 
 Usage: bench/torchscript_vs_builtin.py [--build build] [--batch 8] [--threads 0] [--steps 10] [--rounds 2]
-       [--model resnet18.pt]   (default: exported into a temporary directory with /usr/bin/python3)
-Run the export with the Python whose torch matches the build's LibTorch (Debian's, 1.13).
+       [--warmup N] [--python PY] [--model resnet18.pt]
+Without --warmup both sides take trainbench's default warm-up (until the step time settles; a traced
+model waits out its executor's profiling first): the figures then show whether the default is fair.
+The model is exported into a temporary directory with --python (default /usr/bin/python3), whose torch
+must match the build's LibTorch (Debian's 1.13; the venv of `make bench TORCH=pip` for 2.x).
 """
 import argparse
 import json
@@ -20,7 +23,8 @@ ROOT = os.path.dirname(HERE)
 
 
 def measure(exe, model_args, a, out):
-    cmd = [exe, "run", *model_args, "--batch", str(a.batch), "--threads", str(a.threads), "--warmup", str(a.warmup),
+    warmup = ["--warmup", str(a.warmup)] if a.warmup is not None else []
+    cmd = [exe, "run", *model_args, "--batch", str(a.batch), "--threads", str(a.threads), *warmup,
            "--min-steps", str(a.steps), "--max-steps", str(a.steps), "--min-time", "0", "--max-time", "100000",
            "--format", "json", "-o", out]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -36,7 +40,8 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--threads", type=int, default=0)
-    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--warmup", type=int, default=None, help="exactly N warm-up steps (default: trainbench's rule)")
+    p.add_argument("--python", default="/usr/bin/python3", help="the Python that exports the model")
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--model", help="a traced resnet18 .pt (default: export one)")
@@ -46,7 +51,7 @@ def main():
         model = a.model
         if model is None:
             model = os.path.join(d, "resnet18.pt")
-            subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "export-model.py"), "torchvision:resnet18",
+            subprocess.run([a.python, os.path.join(ROOT, "scripts", "export-model.py"), "torchvision:resnet18",
                             model], check=True, stdout=subprocess.DEVNULL)
         sides = {
             "built-in resnet18": ["--model", "resnet18"],
@@ -60,7 +65,8 @@ def main():
                 params[name] = b["parameters"]
                 step = b["step_time_s"]["median"]
                 print(f"round {r + 1}: {name:18s} {a.batch / step:8.2f} images/s (median step {step * 1e3:.1f} ms, "
-                      f"n={b['step_time_s']['n']}, threads {b['threads']})", flush=True)
+                      f"n={b['step_time_s']['n']}, threads {b['threads']}, warm-up {b['warmup_steps']} steps, "
+                      f"still settling: {b.get('still_settling')})", flush=True)
                 best[name] = min(best.get(name, float("inf")), step)
     print()
     for name in sides:

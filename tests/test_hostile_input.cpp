@@ -109,6 +109,27 @@ TEST(ValueRules, InputSpecsHaveOneSpellingAndNamedLimits) {
   EXPECT_EQ(why("100000000"), "");  // exactly the limit
 }
 
+// Every integer a user writes (a list like --batch 8,16, a workload parameter) by one rule: plain
+// digits, no leading zero, within 64 bits.
+TEST(ValueRules, WholeNumbersHaveOneSpelling) {
+  int64_t v = -1;
+  EXPECT_EQ(whole_number_problem("8", &v), "");
+  EXPECT_EQ(v, 8);
+  EXPECT_EQ(whole_number_problem("-3", &v), "");
+  EXPECT_EQ(v, -3);
+  EXPECT_EQ(whole_number_problem("0", &v), "");
+  EXPECT_NE(whole_number_problem("08", &v).find("leading zero"), std::string::npos);
+  EXPECT_NE(whole_number_problem("99999999999999999999", &v).find("64 bits"), std::string::npos);
+  for (const char* bad : {"", "-", "+3", "1e3", "3.0", " 3", "0x10"}) {
+    EXPECT_EQ(whole_number_problem(bad, &v), "expected an integer") << bad;
+  }
+  EXPECT_THROW(parse_int_list("8,016", "--batch"), InputError);
+  const WorkloadInfo* convnet = find_workload("convnet");
+  ASSERT_NE(convnet, nullptr);
+  EXPECT_THROW(canonical_params(*convnet, {{"channels", "08"}}), std::invalid_argument);
+  EXPECT_NO_THROW(canonical_params(*convnet, {{"channels", "8"}}));
+}
+
 // A %00 escape would cut a path at the NUL where it is used as a C string.
 TEST(Descriptors, ANulEscapeIsRefused) {
   EXPECT_EQ(unescape_param_value("a%3Ab"), "a:b");

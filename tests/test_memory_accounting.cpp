@@ -321,5 +321,32 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
   std::filesystem::remove_all(dir);
 }
 
+// Without --memory-limit, a size the machine holds is refined for as under a limit: a batch near it
+// is measured (the machine has the memory; no limit is needed to measure there) and named in the
+// assumptions. 1200M is far past batches 1 and 2: their line (about 80 MiB a sample) puts it near
+// batch 15, more than 4 times the largest measured.
+TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
+  const std::filesystem::path dir = test::temp_dir("memory", "refine");
+  const std::string out = (dir / "m.json").string();
+  const test::CmdResult run = test::run_trainbench(
+      "memory --model convnet --set channels=32 --set depth=2 --set image=224 --measure-batches 1,2 --fits 1200M"
+      " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+          out,
+      dir);
+  const std::string printed = run.out + run.err;
+  ASSERT_EQ(run.code, 0) << printed;
+  const ResultsFile f = read_results(out);
+  bool found = false;
+  for (const auto& r : f.benchmarks) {
+    if (!r.memory || !r.memory->fit) continue;
+    found = true;
+    ASSERT_GE(r.memory->fit->batches.size(), 3u) << printed;
+    EXPECT_GT(r.memory->fit->batches.back(), 2 * 4) << "the added batch lies beyond 4x the measured ones";
+    EXPECT_NE(r.memory->assumptions.find("added because"), std::string::npos) << r.memory->assumptions;
+  }
+  EXPECT_TRUE(found) << printed;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace trainbench

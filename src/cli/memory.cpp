@@ -1,5 +1,6 @@
 // `trainbench memory`: where a training step's bytes go and, from a fit over two or three small
 // batches (each its own child), the largest batch per memory size (docs/memory.md).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -14,14 +15,30 @@
 namespace trainbench::cli {
 namespace {
 
-int64_t physical_memory_bytes() {
+// A /proc/meminfo line's value in bytes ("MemTotal:", "MemAvailable:"); 0 when absent.
+int64_t meminfo_bytes(const std::string& wanted) {
   std::ifstream in("/proc/meminfo");
   std::string key, unit;
   int64_t kb = 0;
   while (in >> key >> kb >> unit) {
-    if (key == "MemTotal:") return kb * 1024;
+    if (key == wanted) return kb * 1024;
   }
   return 0;
+}
+
+int64_t physical_memory_bytes() { return meminfo_bytes("MemTotal:"); }
+
+// Without --memory-limit, the size to refine the line for: the largest of `sizes` this machine can hold
+// while the case runs (three quarters of the memory available now, so that a measured batch near it
+// cannot push the machine into swap); 0 when none is that small. Measuring a batch near a size needs
+// no limit, only the memory; the line through small batches alone was 70-85% high at 4G.
+int64_t held_refine_size(const std::vector<int64_t>& sizes) {
+  const int64_t room = meminfo_bytes("MemAvailable:") / 4 * 3;
+  int64_t best = 0;
+  for (int64_t s : sizes) {
+    if (s <= room) best = std::max(best, s);
+  }
+  return best;
 }
 
 // --fits as given, else this device's own size (CPU: the --memory-limit, or physical memory) and the
@@ -92,6 +109,9 @@ int cmd_memory(MemoryOptions o) {
   int code = kExitOk;
   const CaseChild child = o.measure.case_child();
   const int64_t limit = o.measure.memory_limit.empty() ? 0 : parse_size(o.measure.memory_limit, "memory limit");
+  // A CPU case refines for the limit, or without one for the largest size the machine holds. A GPU
+  // case's sizes are devices' memories, not this machine's: its line is not refined here.
+  const int64_t refine = limit > 0 ? limit : held_refine_size(sizes);
   for (const auto& c : plan) {
     std::cerr << "memory " << c.descriptor() << "\n";
     MemoryEstimate e = estimate_memory(
@@ -102,7 +122,7 @@ int cmd_memory(MemoryOptions o) {
           std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
           return r;
         },
-        limit);
+        c.device.is_gpu() ? limit : refine);
     cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {

@@ -86,17 +86,25 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
   return out;
 }
 
+std::string whole_number_problem(const std::string& text, int64_t* out) {
+  const size_t digits = !text.empty() && text[0] == '-' ? 1 : 0;
+  if (text.size() == digits || text.find_first_not_of("0123456789", digits) != std::string::npos) {
+    return "expected an integer";
+  }
+  if (text.size() > digits + 1 && text[digits] == '0') return "expected an integer without a leading zero";
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return "expected an integer within 64 bits";
+  if (out != nullptr) *out = v;
+  return "";
+}
+
 std::vector<int64_t> parse_int_list(const std::string& text, const std::string& what) {
   std::vector<int64_t> out;
   for (const auto& item : split_list(text, what)) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size()) throw InputError("bad " + what + " '" + item + "' (expected an integer)");
+    int64_t v = 0;
+    const std::string why = whole_number_problem(item, &v);
+    if (!why.empty()) throw InputError("bad " + what + " '" + item + "' (" + why + ")");
     if (v <= 0) throw InputError("bad " + what + " " + item + " (must be > 0)");
     out.push_back(v);
   }

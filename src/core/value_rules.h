@@ -30,6 +30,11 @@ constexpr NumberRule kGemmSize{1.0, 1e6, false, true};          // peak --gemm-s
 constexpr NumberRule kProcessCount{1.0, 65536.0, false, true};  // launch --nproc, --nnodes
 constexpr NumberRule kNodeRank{0.0, 65535.0, false, true};      // launch --node-rank
 
+// A whole number written plainly: an optional '-', then digits without a leading zero ("0" itself is
+// fine), nothing else, within int64. One value has one spelling, so one case has one descriptor ("08"
+// and "8" would be two). "" and *out set when good, else "expected an integer" or "... leading zero".
+std::string whole_number_problem(const std::string& text, int64_t* out);
+
 // "" when `v` obeys `rule`; else "must be a finite number", "must be > 0 and at most 1000000", ...
 std::string number_problem(double v, const NumberRule& rule);
 

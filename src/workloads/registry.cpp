@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/value_rules.h"
 #include "models/registry.h"
 #include "workloads/script.h"
 #include "workloads/study.h"
@@ -85,14 +86,8 @@ Params effective_params(const WorkloadInfo& w, const Params& given) {
 
 std::function<void(const std::string&)> int_in_range(int64_t lo, int64_t hi) {
   return [lo, hi](const std::string& v) {
-    size_t used = 0;
-    long long x = 0;
-    try {
-      x = std::stoll(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != v.size() || v.empty()) throw std::invalid_argument("expected an integer");
+    int64_t x = 0;
+    if (const std::string why = whole_number_problem(v, &x); !why.empty()) throw std::invalid_argument(why);
     if (x < lo || x > hi) {
       throw std::invalid_argument("expected " + std::to_string(lo) + " to " + std::to_string(hi));
     }
