@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_util.h"
+#include "cli/options.h"
+#include "ops/peak.h"
 #include "results/results_file.h"
 
 namespace trainbench {
@@ -75,6 +77,42 @@ TEST(CliOps, PeakIsCachedAndRunsShowPercentOfIt) {
   ASSERT_TRUE(after.context.peak);
   const Record& rec = after.benchmarks[0];
   EXPECT_NEAR(rec.percent_of_peak, 100.0 * rec.achieved_gflops / p.context.peak->peak_for("fp32"), 1e-6);
+}
+
+// A data-parallel record's FLOP/s are the whole job's: its %peak and MFU are over world_size times one
+// device's ceiling (every rank on a device like rank 0's). 160 GFLOP/s against a cached 100: 160% for one
+// process, 80% for two ranks; MFU 120 GFLOP of model work a second over 2 x 100: 0.6.
+TEST(CliOps, DataParallelPercentOfPeakIsOverEveryRanksDevice) {
+  const auto dir = temp_dir("cli_ops", "distpeak");
+  setenv("TRAINBENCH_CACHE_DIR", (dir / "cache").c_str(), 1);
+  PeakInfo p;
+  p.device = "cpu";
+  p.device_name = "box";
+  p.threads = 2;
+  p.libtorch_version = "v";
+  p.gemm_gflops["fp32"] = 100.0;
+  ASSERT_TRUE(store_peak(p));
+  Context c;
+  c.device_name = "box";
+  c.libtorch_version = "v";
+  Record r;
+  r.status = Status::ok;
+  r.device = "cpu";
+  r.threads = 2;
+  r.precision = "fp32";
+  r.achieved_gflops = 160.0;
+  r.step_time_s.median = 1.0;
+  r.model_flops_per_step = 120e9;
+  Record two = r;
+  cli::add_percent_of_peak(r, c);
+  EXPECT_NEAR(r.percent_of_peak, 160.0, 1e-9);
+  EXPECT_NEAR(r.mfu, 1.2, 1e-12);
+  two.dist = DistInfo{};
+  two.dist->world_size = 2;
+  cli::add_percent_of_peak(two, c);
+  EXPECT_NEAR(two.percent_of_peak, 80.0, 1e-9);
+  EXPECT_NEAR(two.mfu, 0.6, 1e-12);
+  unsetenv("TRAINBENCH_CACHE_DIR");
 }
 
 TEST(CliOps, ExplainWritesTheStepAndItsLayers) {

@@ -53,7 +53,10 @@ void add_percent_of_peak(Record& r, const Context& context) {
   if (!r.ok() || !(r.achieved_gflops > 0.0)) return;
   const auto peak = find_cached_peak(r.device, context.device_name, r.threads, context.libtorch_version);
   if (!peak) return;
-  const double g = peak->peak_for(r.precision);
+  // A data-parallel record's FLOP/s are the job's, over world_size devices: the ceiling is as many
+  // times this device's (every rank is taken to have rank 0's device, as the launch expects).
+  const double devices = r.dist ? std::max(1, r.dist->world_size) : 1;
+  const double g = devices * peak->peak_for(r.precision);
   if (!(std::isfinite(g) && g > 0.0)) return;
   r.percent_of_peak = 100.0 * r.achieved_gflops / g;
   // MFU / HFU (language models): model and hardware FLOP/s over the same peak, as fractions.

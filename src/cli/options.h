@@ -292,8 +292,9 @@ int prepare_in_process(const DeviceSpec& device, int threads, bool tune_allocato
 int cmd_op(const OpOptions& o);
 int cmd_peak(const PeakOptions& o);
 int cmd_explain(ExplainOptions o);
-// The cached peak (`trainbench peak`) for `r`'s device, thread count and precision, as a
-// percentage of it in r.percent_of_peak; left NaN when none is cached.
+// The cached peak (`trainbench peak`) for `r`'s device, thread count and precision (times the ranks of a
+// data-parallel record, whose FLOP/s are the job's), as a percentage of it in r.percent_of_peak, and
+// MFU / HFU over it; left NaN when none is cached.
 void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const RunCaseOptions& o);
 int cmd_launch(const LaunchFlags& o);
