@@ -171,10 +171,18 @@ TEST(DistCli, BadTorchrunVariablesAreOneLineAndExitTwo) {
   for (const auto& [args2, fragment] : std::vector<std::pair<std::string, std::string>>{
            {"launch --nproc 2 --nnodes 2 -- run" + kTiny + " --dist", "needs --master"},
            {"launch --nproc 2 --nnodes 2 --node-rank 2 --master h:1 -- run --dist", "--node-rank 2"},
-           {"launch --nproc 2 --master nohost -- run --dist", "HOST:PORT"}}) {
+           {"launch --nproc 2 --master nohost -- run --dist", "HOST:PORT"},
+           // The workers' command: a run needs --dist (not the journal lock the second worker would meet),
+           // no launch inside a launch, and only run or op.
+           {"launch --nproc 2 -- run" + kTiny, "the workers' run has no --dist"},
+           {"launch --nproc 2 -- launch --nproc 2 -- run --dist", "launch cannot be nested"},
+           {"launch --nproc 2 -- explain --model convnet", "not 'explain'"}}) {
     const CmdResult r = run_with_env("", args2, dir);
     EXPECT_TRUE(refused(r, {fragment})) << args2;
   }
+  // Inside a launched (or torchrun) worker, whose environment holds LOCAL_RANK and WORLD_SIZE.
+  EXPECT_TRUE(refused(run_with_env("LOCAL_RANK=0 WORLD_SIZE=2", "launch --nproc 2 -- run" + kTiny + " --dist", dir),
+                      {"launch cannot be nested"}));
 }
 
 TEST(DistCli, AllreduceBandwidthOverLoopback) {

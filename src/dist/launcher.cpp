@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -102,6 +104,20 @@ void check_options(const LaunchOptions& o, const std::vector<std::string>& worke
   }
   if (worker_args.empty())
     throw InputError("nothing to launch: give the worker's command after --, e.g. -- run --model resnet18 --dist");
+  // The workers are data-parallel ranks: a `run --dist` or the all-reduce benchmark. A run without
+  // --dist would start N independent runs on one -o (their journal lock would be the first error seen);
+  // a launch inside a launch (or inside a torchrun worker) would nest process groups.
+  const std::string& command = worker_args.front();
+  if (command == "launch" || (std::getenv("LOCAL_RANK") != nullptr && std::getenv("WORLD_SIZE") != nullptr)) {
+    throw InputError("launch cannot be nested: run it once per node, outside any launched worker");
+  }
+  const bool dist = std::find(worker_args.begin(), worker_args.end(), "--dist") != worker_args.end();
+  if (command == "run" && !dist) {
+    throw InputError("the workers' run has no --dist: each would train alone (add --dist: -- run ... --dist)");
+  }
+  if (command != "run" && command != "op") {
+    throw InputError("launch starts `run ... --dist` or `op allreduce:...` workers, not '" + command + "'");
+  }
 }
 
 // Rank 0's store: --master, or on one node 127.0.0.1 and a port free now.
