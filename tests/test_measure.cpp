@@ -201,7 +201,7 @@ TEST(StepSampler, StillSettlingComparesTheFirstStepsWithTheRest) {
   EXPECT_TRUE(still_settling({1.2, 1.2, 1, 1, 1, 1}));  // first 2 of 6: 1.2 > 1.1
   EXPECT_FALSE(still_settling({1.05, 1.05, 1, 1, 1, 1}));
   EXPECT_FALSE(still_settling({3, 1, 1, 1, 1, 1, 1, 1, 1}));  // one slow step among the first 3: median 1
-  EXPECT_FALSE(still_settling({9, 9, 1, 1, 1}));               // under 6 steps: no verdict
+  EXPECT_FALSE(still_settling({9, 9, 1, 1, 1}));              // under 6 steps: no verdict
 }
 
 // A fake agreement: another "rank" whose steps are always 10x slower and which drops every third step.

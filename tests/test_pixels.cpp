@@ -110,7 +110,8 @@ TEST(Pixels, LoaderMatchesTorchvisionWithinOneGreyLevelOnAverageAndEightAtMost) 
       const std::string what = c.file + " box " + std::to_string(c.x) + "," + std::to_string(c.y) + " " +
                                std::to_string(c.w) + "x" + std::to_string(c.h) + " to " + std::to_string(c.out_w) +
                                "x" + std::to_string(c.out_h) + " at " + std::to_string(s.num) + "/" +
-                               std::to_string(s.denom) + (c.flip ? " flipped" : "") + (uint8 ? " (bytes)" : " (floats)");
+                               std::to_string(s.denom) + (c.flip ? " flipped" : "") +
+                               (uint8 ? " (bytes)" : " (floats)");
       EXPECT_LE(mean, 1.0) << what << ": max " << worst;
       EXPECT_LE(worst, 8.0) << what << ": mean " << mean;
       RecordProperty(what, std::to_string(mean) + " mean, " + std::to_string(worst) + " max");

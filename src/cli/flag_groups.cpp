@@ -89,11 +89,10 @@ ChildSettings MeasureFlags::resolve() const {
 }
 
 std::vector<std::string> MeasureFlags::child_args() const {
-  std::vector<std::string> a = {"--min-steps", std::to_string(min_steps),
-                                 "--max-steps", std::to_string(max_steps),
-                                 "--min-time",  fmt::format("{}", min_time_s),
-                                 "--max-time",  fmt::format("{}", max_time_s),
-                                 "--max-noise", fmt::format("{}", max_noise_pct)};
+  std::vector<std::string> a = {
+      "--min-steps", std::to_string(min_steps),       "--max-steps", std::to_string(max_steps),
+      "--min-time",  fmt::format("{}", min_time_s),   "--max-time",  fmt::format("{}", max_time_s),
+      "--max-noise", fmt::format("{}", max_noise_pct)};
   // Only a fixed warm-up travels: without --warmup the child waits for the step time to settle.
   if (warmup_fixed) {
     a.push_back("--warmup");

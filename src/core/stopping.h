@@ -120,9 +120,9 @@ class WarmupRule {
 // The stopping rule's settings. These defaults are the only ones: the CLI's flags start from them
 // (cli/options.h) and docs/methodology.md quotes them.
 struct MeasureSettings {
-  long warmup_steps = 2;       // until settled: at least this many; fixed: exactly this many
-  bool warmup_fixed = false;   // --warmup N given (or a suite's warmup): exactly N steps
-  long min_steps = 5;  // a floor: no limit ends a case before it (only the runner's timeout)
+  long warmup_steps = 2;      // until settled: at least this many; fixed: exactly this many
+  bool warmup_fixed = false;  // --warmup N given (or a suite's warmup): exactly N steps
+  long min_steps = 5;         // a floor: no limit ends a case before it (only the runner's timeout)
   double min_time_s = 2.0;
   double max_time_s = 60.0;  // a limit on measuring once min_steps holds; warm-up is bounded by it too
   double max_noise = 0.02;   // fraction, from --max-noise PCT
@@ -138,7 +138,8 @@ struct MeasureSettings {
 };
 
 // Samples of one timed call (an operator, an allreduce): exactly `warmup_steps` calls first (not kept),
-// then calls until the stopping policy is satisfied. `one()` runs one call and returns its seconds (it synchronises as it needs).
+// then calls until the stopping policy is satisfied. `one()` runs one call and returns its seconds (it
+// synchronises as it needs).
 struct Sampled {
   std::vector<double> samples;
   std::string stop_reason;

@@ -44,8 +44,8 @@ std::string number_text_problem(const std::string& text, const NumberRule& rule,
 
 // A memory size as people write it: a number with an optional binary unit, a space allowed between
 // them: "8G", "16 GiB", "512M", "1.5GB", "1000" (bytes). K, M, G, T and P (with or without B or iB)
-// are powers of 1024, as device makers mean them for memory; at most 1024P (2^60 bytes). "" and *bytes set when good, else
-// "'<text>' is not a size like 8G, 16 GiB or 512M" or "<text> must be ...".
+// are powers of 1024, as device makers mean them for memory; at most 1024P (2^60 bytes). "" and *bytes
+// set when good, else "'<text>' is not a size like 8G, 16 GiB or 512M" or "<text> must be ...".
 std::string size_text_problem(const std::string& text, int64_t* bytes = nullptr);
 
 // Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.

@@ -39,9 +39,9 @@ bool decode_crop(const uint8_t* bytes, size_t size, const std::function<Crop(int
     return false;
   }
   const Crop crop = choose(width, height);
-  const ScaleFactor scale = png ? ScaleFactor{1, 1}
-                                : decode_scale(static_cast<int>(crop.box.w), static_cast<int>(crop.box.h),
-                                               format.width, format.height);
+  const ScaleFactor scale =
+      png ? ScaleFactor{1, 1}
+          : decode_scale(static_cast<int>(crop.box.w), static_cast<int>(crop.box.h), format.width, format.height);
   const bool ok = png ? decode_png(bytes, size, image, why) : decoder->decode(bytes, size, scale, image);
   if (!ok && !png) why = decoder->error();
   times.decode_s += since(t);

@@ -1,7 +1,7 @@
 // Batches from an ImageFolder of JPEGs and PNGs: each epoch is a shuffle of the files with a fixed seed,
 // each image is read from disk when its batch is made (nothing is loaded at start), then decoded,
-// cropped, flipped and resized into the batch (data/decode_crop.h). A file that does not decode is skipped and counted; the next file of the
-// epoch takes its place.
+// cropped, flipped and resized into the batch (data/decode_crop.h). A file that does not decode is skipped and counted;
+// the next file of the epoch takes its place.
 #pragma once
 #include <torch/torch.h>
 

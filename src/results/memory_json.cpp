@@ -86,12 +86,11 @@ Field<MemoryInfo> predictions_field() {
         const auto& ps = detail::field(j, "predictions");
         if (!ps.is_array()) detail::bad_type("predictions", "an array", ps);
         for (const auto& p : ps)
-          m.predictions.push_back(
-              detail::nested("predictions", [&] {
-                MemoryPrediction r = detail::read_fields(prediction_fields(), p);
-                detail::check_fields(prediction_fields(), r);
-                return r;
-              }));
+          m.predictions.push_back(detail::nested("predictions", [&] {
+            MemoryPrediction r = detail::read_fields(prediction_fields(), p);
+            detail::check_fields(prediction_fields(), r);
+            return r;
+          }));
       });
 }
 

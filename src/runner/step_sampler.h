@@ -60,10 +60,9 @@ struct SampledSteps {
 // the rest: the measurement began before the step time settled. False with fewer than 6 steps.
 bool still_settling(const std::vector<double>& steps, double tolerance = 0.10);
 
-// Warm-up (m.warmup(device is a GPU, the workload's minimum)), then timed steps, each followed by a device synchronize before
-// the clock stops, until the stopping policy is satisfied. `on_step(kept)` runs after each measured
-// step outside timing (a data-parallel rank reads its communication times there). Throws when every
-// measured step was dropped.
+// Warm-up (m.warmup(device is a GPU, the workload's minimum)), then timed steps, each followed by a device synchronize
+// before the clock stops, until the stopping policy is satisfied. `on_step(kept)` runs after each measured step outside
+// timing (a data-parallel rank reads its communication times there). Throws when every measured step was dropped.
 SampledSteps sample_steps(Workload& w, const DeviceSpec& device, const MeasureSettings& m,
                           StepAgreement* agreement = nullptr, const std::function<void(bool kept)>& on_step = {},
                           std::unique_ptr<SmClockReader> clock = nullptr);

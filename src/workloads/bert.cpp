@@ -6,8 +6,8 @@
 // round(15%) of the positions of each sequence (at least one), drawn without replacement, each with a
 // random label, the ids left as they are (not Hugging Face's DataCollatorForLanguageModeling, whose
 // Bernoulli(0.15) draw and 80/10/10 replacement the token-file path runs: data/token_source.h); the
-// other positions carry the label -100 and are ignored. As in Hugging Face, the decoder computes logits at every position: the
-// head's cost does not depend on how many positions the loss reads.
+// other positions carry the label -100 and are ignored. As in Hugging Face, the decoder computes logits at every
+// position: the head's cost does not depend on how many positions the loss reads.
 #include <torch/torch.h>
 
 #include <algorithm>
