@@ -272,8 +272,11 @@ TEST(ScriptCli, SavedByANewerPyTorch) {
 TEST(ScriptCli, NoParametersOrAForwardThatFails) {
   expect_refused("noparams", "run --model " + kData + "/tiny_noparams.pt --input 3x8x8 --target mse",
                  "has no parameters");
+  // The model's own message, the interpreter error's last line, not its first ("The following
+  // operation failed in the TorchScript interpreter.").
   expect_refused("bad-input", "run --model " + kConv + " --input 5x8x8 --target classes:5",
-                 "fails on input [2, 5, 8, 8]");
+                 "fails on input [2, 5, 8, 8] (5x8x8): RuntimeError: Given groups=1, weight of size [4, 3, 3, 3], "
+                 "expected input[2, 5, 8, 8] to have 3 channels, but got 5 channels instead");
 }
 
 TEST(ScriptCli, OutputThatDoesNotFitTheTarget) {
@@ -286,7 +289,7 @@ TEST(ScriptCli, OutputThatDoesNotFitTheTarget) {
 TEST(ScriptCli, BadFlags) {
   // Ids up to 31 reach past the 16-row embedding: the forward itself fails, and says so.
   expect_refused("lm-vocab", "run --model " + kLm + " --input tokens:6 --target next-token:32",
-                 "fails on input [2, 6]");
+                 "fails on input [2, 6] (tokens:6): RuntimeError: index out of range in self");
   expect_refused("no-input", "run --model " + kConv, "needs --input");
   expect_refused("target-alone", "run --model " + kConv + " --target mse", "--target needs --input");
   expect_refused("bad-spec", "run --model " + kConv + " --input 3x8x --target mse", "is not an input spec");

@@ -44,9 +44,26 @@ std::string shape_str(at::IntArrayRef sizes) {
   return s + "]";
 }
 
-std::string first_line(const std::string& text) {
+// The line of an error that says what went wrong: its first, except for the TorchScript interpreter.
+std::string message_line(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+  // The TorchScript interpreter's error starts with its own line, then the TorchScript traceback, and
+  // ends with the model's message ("RuntimeError: boom", "IndexError: index out of range in self"):
+  // the user needs that last line, not the first.
+  if (line.rfind("The following operation failed in the TorchScript interpreter", 0) == 0) {
+    size_t end = text.find_last_not_of(" \t\r\n");
+    while (end != std::string::npos) {
+      const size_t start = text.rfind('\n', end);
+      const std::string last = text.substr(start == std::string::npos ? 0 : start + 1,
+                                           end - (start == std::string::npos ? 0 : start + 1) + 1);
+      if (!last.empty() && !std::isspace(static_cast<unsigned char>(last[0])) && last.rfind("Traceback", 0) != 0) {
+        return last;
+      }
+      if (start == std::string::npos) break;
+      end = text.find_last_not_of(" \t\r\n", start);
+    }
+  }
   return line;
 }
 
@@ -71,7 +88,7 @@ std::string load_failure(const std::string& path, const std::string& message) {
     return "TorchScript model '" + path + "' uses operator " + m[1].str() + ", which this build's LibTorch " +
            libtorch_version() + " does not have (saved by a newer PyTorch?)";
   }
-  return "cannot load TorchScript model '" + path + "': " + first_line(message);
+  return "cannot load TorchScript model '" + path + "': " + message_line(message);
 }
 
 torch::jit::Module load_module(const std::string& path) {
@@ -182,10 +199,10 @@ void check_model(const Spec& s) {
     out = m.forward({in});
   } catch (const c10::Error& e) {
     throw std::invalid_argument("TorchScript model '" + s.file + "' fails on input " + shape_str(in.sizes()) + " (" +
-                                s.input.str() + "): " + first_line(e.what_without_backtrace()));
+                                s.input.str() + "): " + message_line(e.what_without_backtrace()));
   } catch (const std::exception& e) {
     throw std::invalid_argument("TorchScript model '" + s.file + "' fails on input " + shape_str(in.sizes()) + " (" +
-                                s.input.str() + "): " + first_line(e.what()));
+                                s.input.str() + "): " + message_line(e.what()));
   }
   if (!out.isTensor()) {
     throw std::invalid_argument("TorchScript model '" + s.file + "' returns a " + out.tagKind() +
