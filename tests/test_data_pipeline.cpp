@@ -63,10 +63,12 @@ MeasureSettings few_steps() {
 
 TEST(DataWait, ZeroWhenTheBatchIsReadyAndTheDelayWhenTheLoaderIsSlow) {
   DeviceSpec cpu;
-  // Instant source, a 5 ms step: the loader is always ahead and the batch waits in the queue; the wait
+  // Instant source, a 50 ms step: the loader is always ahead and the batch waits in the queue; the wait
   // is only the hand-over (a lock and a pop, microseconds). The bound is a tenth of the slow source's
-  // delay below, so that a loaded machine's preemptions do not fail it while a wait for the loader would.
-  FedWorkload fast(std::make_shared<FakeSource>(0.0), 0.005);
+  // delay below, so that a loaded machine's preemptions do not fail it while a wait for the loader would;
+  // and the step is long enough that a preempted hand-over or two (a few ms under ctest -j2) stays far
+  // under the verdict's 5% share.
+  FedWorkload fast(std::make_shared<FakeSource>(0.0), 0.050);
   const SampledSteps a = sample_steps(fast, cpu, few_steps());
   ASSERT_EQ(a.data_wait.size(), a.own.size());
   EXPECT_LT(summarize(a.data_wait).median, 0.003);

@@ -155,12 +155,13 @@ MeasureSettings settling_settings() {
 
 // 4 steps slower by a known amount (50, 40, 30, 20 ms), then 10 ms: the default warm-up outlasts them
 // and the 3 after them that show the time has settled (7 steps at least; a loaded machine's late
-// wake-up can add some), so no measured step is a slow one and the record says nothing settles.
+// wake-up can add some), so no measured step is a slow one (a single step's time is not asserted: a
+// loaded machine may wake any sleep late) and the record says nothing settles.
 TEST(StepSampler, DefaultWarmupWaitsUntilTheStepTimeSettles) {
   SettlingWorkload w(4, 0.0, 0.010, 0, true);
   const SampledSteps s = sample_steps(w, DeviceSpec{}, settling_settings());
-  EXPECT_GE(s.warmup_steps, 4 + 3);
-  for (double t : s.own) EXPECT_LT(t, 0.018);
+  EXPECT_GE(s.warmup_steps, 4 + 3);  // steps 0-3 are the slow ones: none is measured
+  EXPECT_LT(summarize(s.own).median, 0.018);
   EXPECT_FALSE(s.still_settling);
 }
 
@@ -170,7 +171,7 @@ TEST(StepSampler, EqualSlowStepsAreWaitedOutByTheWorkloadsMinimum) {
   SettlingWorkload w(4, 0.040, 0.010, 4);
   const SampledSteps s = sample_steps(w, DeviceSpec{}, settling_settings());
   EXPECT_GE(s.warmup_steps, 4 + 3);
-  for (double t : s.own) EXPECT_LT(t, 0.030);
+  EXPECT_LT(summarize(s.own).median, 0.030);
 }
 
 // A fixed --warmup 1 is kept: the next 3 slow steps are measured, and the record says so.
