@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <c10/util/Exception.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -278,6 +281,25 @@ TEST(MeasureFailures, OtherErrorsAreErrorsWithTheirFirstLine) {
         [] { TORCH_CHECK(false, "[enforce fail at alloc_cpu.cpp:75] DefaultCPUAllocator: can't allocate memory"); }, 1);
   });
   EXPECT_EQ(cpu_oom.status, Status::oom);
+}
+
+// oneDNN's "could not create a primitive" is out of memory under an address-space limit (where an
+// allocation inside primitive creation fails by design: mobilenet_v2 under 700M on LibTorch 2.11) and
+// an error without one (a configuration oneDNN cannot run). The limit is set in a forked child.
+TEST(MeasureFailures, OneDnnPrimitiveFailureIsOomOnlyUnderAMemoryLimit) {
+  const auto primitive = std::make_exception_ptr(std::runtime_error("could not create a primitive"));
+  EXPECT_FALSE(failure_of(primitive).out_of_memory);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    struct rlimit lim {};
+    lim.rlim_cur = lim.rlim_max = rlim_t{1} << 46;  // 64 TiB: a limit, not a constraint
+    if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+    _exit(failure_of(primitive).out_of_memory ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
 TEST(MeasureFailures, AnythingThrownIsAFailureValue) {

@@ -1,6 +1,7 @@
 #include "core/failure.h"
 
 #include <c10/util/Exception.h>
+#include <sys/resource.h>
 
 #include <new>
 
@@ -22,6 +23,20 @@ bool is_out_of_memory_message(const std::string& what) {
   return false;
 }
 
+namespace {
+
+// oneDNN reports an allocation that failed while it made a primitive as "could not create a
+// primitive", the words it uses for a configuration it cannot run too. Under an address-space limit (a
+// --memory-limit case, where allocations fail by design) it is taken as out of memory; without one
+// it stays an error.
+bool onednn_out_of_memory(const std::string& what) {
+  if (what.find("could not create a primitive") == std::string::npos) return false;
+  struct rlimit lim {};
+  return getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY;
+}
+
+}  // namespace
+
 Failure failure_of(const std::exception_ptr& e) {
   Failure f;
   try {
@@ -34,10 +49,10 @@ Failure failure_of(const std::exception_ptr& e) {
     f.line = first_line(x.what_without_backtrace());
   } catch (const c10::Error& x) {
     const std::string what = x.what_without_backtrace();
-    f.out_of_memory = is_out_of_memory_message(what);
+    f.out_of_memory = is_out_of_memory_message(what) || onednn_out_of_memory(what);
     f.line = first_line(what);
   } catch (const std::exception& x) {
-    f.out_of_memory = is_out_of_memory_message(x.what());
+    f.out_of_memory = is_out_of_memory_message(x.what()) || onednn_out_of_memory(x.what());
     f.line = first_line(x.what());
   } catch (...) {
     f.line = "unknown failure (not a std::exception)";
