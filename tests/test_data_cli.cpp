@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "cli_util.h"
 #include "data/image_folder.h"
+#include "results/record.h"
 #include "results/results_file.h"
 
 namespace trainbench {
@@ -131,6 +133,110 @@ TEST(DataCli, TheLoaderAloneOnATokenFile) {
   // explain's loader flags need --data, as run's do.
   r = run_trainbench("explain --model resnet18 --batch 1 --device cpu --loader-threads 2", dir);
   EXPECT_TRUE(refused(r, {"need --data"}));
+  fs::remove_all(dir);
+}
+
+// The pixel limit by flag, and why each skipped file was skipped. A 33-byte PNG whose header claims
+// 60000x60000 among make-data's JPEGs: skipped under the default limit, naming its claimed size; with
+// --max-image-pixels raised past it, its header passes and the truncated file fails in the decoder
+// instead. `run --data` records the limit and the reason. The flag takes 1 to 10^12, by the one rule.
+TEST(DataCli, ThePixelLimitFlagAndEachSkippedFilesReason) {
+  const fs::path dir = temp_dir("datacli", "pixels");
+  const fs::path photos = dir / "photos";
+  ASSERT_EQ(run_trainbench("make-data " + photos.string() + " --images 6 --classes 2", dir).code, 0);
+  const fs::path bomb = photos / "class000" / "bomb.png";
+  {
+    std::vector<uint8_t> b = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    for (uint32_t v : {60000u, 60000u}) {
+      for (int sh = 24; sh >= 0; sh -= 8) b.push_back(static_cast<uint8_t>(v >> sh));
+    }
+    for (uint8_t v : {8, 2, 0, 0, 0, 0, 0, 0, 0}) b.push_back(v);
+    std::ofstream(bomb, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+  }
+  const std::string data = "data --data " + photos.string() + " --batch 7 --loader-threads 1 --epochs 1 --size 32";
+  CmdResult r = run_trainbench(data, dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 file(s) skipped, first " + bomb.string() +
+                      " (its header claims 60000x60000 pixels, over the limit of 178956970); the pixel limit: "
+                      "178956970 (--max-image-pixels)"),
+            std::string::npos)
+      << r.out;
+  r = run_trainbench(data + " --max-image-pixels 4000000000", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 file(s) skipped, first " + bomb.string() + " ("), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("over the limit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the pixel limit: 4000000000"), std::string::npos) << r.out;
+  for (const char* bad : {"0", "1000000000001", "1e6", "08"}) {
+    EXPECT_TRUE(refused(run_trainbench(data + " --max-image-pixels " + bad, dir), {"--max-image-pixels"})) << bad;
+    EXPECT_TRUE(refused(run_trainbench("run --model resnet18 --batch 1 --max-image-pixels " + std::string(bad), dir),
+                        {"--max-image-pixels"}))
+        << bad;
+  }
+  // run --data: the limit travels to the case's child, and the record keeps it and the reason.
+  const fs::path out = dir / "r.json";
+  r = run_trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1 --data " +
+                         photos.string() + " --max-image-pixels 100000000" + kFast + " -o " + out.string(),
+                     dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Record rec = read_results(out.string()).benchmarks.at(0);
+  ASSERT_TRUE(rec.data.has_value());
+  EXPECT_EQ(rec.data->max_image_pixels, 100000000);
+  EXPECT_EQ(rec.data->first_skipped, bomb.string());
+  EXPECT_EQ(rec.data->first_skipped_reason, "its header claims 60000x60000 pixels, over the limit of 100000000");
+  fs::remove_all(dir);
+}
+
+// A file the loader may not read is skipped for that reason, not called undecodable. Root reads any
+// file, so `data` runs as nobody (setpriv) over a world-readable copy with one file at mode 000.
+TEST(DataCli, AnUnreadableFileIsSkippedAsPermissionDenied) {
+  const fs::path dir = temp_dir("datacli", "denied");
+  if (shell("setpriv --reuid=65534 --regid=65534 --clear-groups " TRAINBENCH_EXE " --version > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "trainbench cannot start as an unprivileged user here (its LibTorch is not readable to others)";
+  }
+  const fs::path photos = dir / "photos";
+  ASSERT_EQ(run_trainbench("make-data " + photos.string() + " --images 4 --classes 1", dir).code, 0);
+  const fs::path locked = photos / "class000" / "000_locked.jpg";
+  fs::copy_file(photos / "class000" / fs::directory_iterator(photos / "class000")->path().filename(), locked);
+  ASSERT_EQ(shell("chmod -R a+rX " + dir.string() + " && chmod 000 " + locked.string()), 0);
+  const std::string err = (dir / "err.txt").string(), out = (dir / "out.txt").string();
+  const int code = shell("cd / && setpriv --reuid=65534 --regid=65534 --clear-groups " TRAINBENCH_EXE " data --data " +
+                         photos.string() + " --batch 5 --loader-threads 1 --epochs 1 --size 32 > " + out + " 2> " + err);
+  ASSERT_EQ(code, 0) << slurp(err);
+  EXPECT_NE(slurp(out).find("1 file(s) skipped, first " + locked.string() + " (Permission denied)"), std::string::npos)
+      << slurp(out);
+  fs::remove_all(dir);
+}
+
+// A token file truncated while `trainbench data` reads it: the process ended by SIGBUS (exit 135) and,
+// with stdout block-buffered, the rows already measured were lost. Now the read is an error of one line
+// naming the file, and each row printed before it stays printed. The truncation comes once the first
+// row is out, while later epochs still read (2^24 tokens, 200 epochs of 2^18 windows).
+TEST(DataCli, ATokenFileTruncatedWhileReadEndsWithOneLineAndKeepsItsRows) {
+  const fs::path dir = temp_dir("datacli", "shrink");
+  const fs::path tokens = dir / "tokens.bin";
+  {
+    std::vector<uint16_t> ids(1 << 24);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint16_t>(i % 1000);
+    std::ofstream(tokens, std::ios::binary).write(reinterpret_cast<const char*>(ids.data()), 2 * ids.size());
+  }
+  const fs::path out = dir / "out.txt", err = dir / "err.txt", rc = dir / "rc.txt";
+  const int shell_code = shell(
+      "(timeout -k 5 120 " TRAINBENCH_EXE " data --data " + tokens.string() +
+      " --batch 64 --seq 64 --loader-threads 1 --epochs 200 > " + out.string() + " 2> " + err.string() +
+      "; echo $? > " + rc.string() + ") & i=0; while [ $i -lt 1200 ] && [ \"$(cat " + out.string() + " 2> /dev/null | wc -l)\" -lt 3 ]; do sleep 0.05; i=$((i+1)); done; truncate -s 4096 " + tokens.string() + "; wait");
+  ASSERT_EQ(shell_code, 0);
+  const std::string code = slurp(rc);
+  const std::string said = slurp(err);
+  EXPECT_EQ(code, "1\n") << said;  // not 135 (SIGBUS), nor 124 (a hang)
+  EXPECT_EQ(count_lines(said), 1) << said;
+  EXPECT_NE(said.find("trainbench: error: --data " + tokens.string() + ": the file shrank while it was read"),
+            std::string::npos)
+      << said;
+  // The title, the header and at least the first epoch's row, each flushed as it was printed.
+  const std::string printed = slurp(out);
+  EXPECT_GE(count_lines(printed), 3) << printed;
+  EXPECT_NE(printed.find("\nthreads  epoch"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("(16777216 tokens of uint16)"), std::string::npos) << printed;
   fs::remove_all(dir);
 }
 

@@ -3,6 +3,10 @@
 // object and the descriptor's data fields.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -157,7 +161,45 @@ TEST(TokenSource, WindowsAreContiguousRunsAndNextTokenTargetsAreShiftedByOne) {
   // uint32 files read the same ids.
   auto wide = std::make_shared<TokenFile>(write_tokens(d / "w.bin", ids, true).string(), "uint32");
   EXPECT_EQ(wide->size(), 1000);
-  EXPECT_EQ(wide->at(777), 777);
+  int64_t id = 0;
+  wide->read(777, 1, &id);
+  EXPECT_EQ(id, 777);
+  fs::remove_all(d);
+}
+
+// A token file truncated after it was mapped: reading a window that is no longer there is an error
+// naming the file, not a SIGBUS that ends the process (the test binary would die here without the
+// guard). Reads before the new end still work, and so does a fresh mapping of the shrunk file.
+TEST(TokenSource, AFileTruncatedUnderTheMappingIsAnErrorNotACrash) {
+  const fs::path d = test::temp_dir("data", "shrunk");
+  std::vector<uint32_t> ids(1 << 20);  // 2 MiB of uint16: many pages
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<uint32_t>(i % 1000);
+  const std::string path = write_tokens(d / "t.bin", ids, false).string();
+  TokenFile file(path, "uint16");
+  std::vector<int64_t> window(64);
+  file.read(900'000, 64, window.data());
+  EXPECT_EQ(window[0], 900'000 % 1000);
+  fs::resize_file(path, 8192);  // two pages: 4096 tokens left
+  try {
+    file.read(900'000, 64, window.data());
+    ADD_FAILURE() << "a read past the truncated end returned";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ": the file shrank while it was read (2097152 bytes when opened, "
+                                                "8192 bytes now; token 900000 is no longer there)"),
+              std::string::npos)
+        << e.what();
+  }
+  file.read(100, 64, window.data());
+  EXPECT_EQ(window[63], 163);
+  // A SIGBUS outside a guarded read keeps its default action: a forked child that raises one dies by it.
+  const pid_t child = fork();
+  if (child == 0) {
+    raise(SIGBUS);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) << status;
   fs::remove_all(d);
 }
 

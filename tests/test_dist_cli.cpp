@@ -151,6 +151,67 @@ TEST(DistCli, KilledWorkerStopsTheOthersWithOneClearLine) {
   EXPECT_NE(kill(rank0[0], 0), 0);
 }
 
+// A stalled rank: rank 1's case child is stopped (SIGSTOP) during case 2 of 3. Rank 0's collective
+// fails at --dist-timeout; rank 1's runner reads that from the store and kills its stopped child at
+// once (before, it waited for it until --timeout, and case 3 failed too with "Socket Timeout" as rank
+// 1 never joined it). Case 2's record names the stuck rank and what it was doing; case 3 is measured.
+TEST(DistCli, AStalledRankEndsItsCaseOnEveryRankAndTheNextCaseRuns) {
+  const fs::path dir = temp_dir("dist", "stall");
+  const std::string err_path = (dir / "stderr.txt").string();
+  const std::string out = (dir / "r.json").string();
+  const pid_t launcher = fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    const int null_fd = open("/dev/null", O_RDWR);
+    const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(err_fd, 2);
+    execl(TRAINBENCH_EXE, TRAINBENCH_EXE, "launch", "--nproc", "2", "--grace", "5", "--", "run", "--model", "convnet",
+          "--set", "channels=4", "--set", "depth=1", "--set", "image=8", "--batch", "2,3,4", "--dist", "--no-baseline",
+          "--dist-timeout", "5", "--warmup", "1", "--min-steps", "3", "--min-time", "2", "--max-time", "3",
+          "--max-noise", "100", "-o", out.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Rank 1's runner, then its case child once case 2 has started.
+  std::vector<pid_t> child;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    const std::vector<pid_t> runner = children_with_env(launcher, "RANK=1");
+    if (runner.size() == 1 && slurp(err_path).find("[case 2 of 3") != std::string::npos) {
+      child = children_with_env(runner[0], "RANK=1");
+      if (child.size() == 1) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(child.size(), 1u) << slurp(err_path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into the rendezvous or the steps
+  ASSERT_EQ(kill(child[0], SIGSTOP), 0);
+  const auto stopped = std::chrono::steady_clock::now();
+  int status = 0;
+  while (waitpid(launcher, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - stopped > std::chrono::seconds(90)) {
+      kill(child[0], SIGKILL);
+      kill(launcher, SIGKILL);
+      waitpid(launcher, &status, 0);
+      FAIL() << "the job hung after a rank stalled:\n" << slurp(err_path);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_NE(kill(child[0], 0), 0) << "the stopped child is still there";
+  const ResultsFile f = read_results(out);
+  ASSERT_EQ(f.benchmarks.size(), 3u) << slurp(err_path);
+  EXPECT_TRUE(f.benchmarks[0].ok()) << f.benchmarks[0].error;
+  const Record& stalled = f.benchmarks[1];
+  EXPECT_EQ(stalled.status, Status::error);
+  EXPECT_NE(stalled.error.find("rank 1's case child was stopped by a signal (SIGSTOP or SIGTSTP) and was killed"),
+            std::string::npos)
+      << stalled.error;
+  // The case ended within --dist-timeout of the stall, plus the child's start and its steps.
+  EXPECT_LT(stalled.wall_time_s, 5.0 + 10.0) << stalled.error;
+  EXPECT_TRUE(f.benchmarks[2].ok()) << f.benchmarks[2].error << "\n" << slurp(err_path);
+}
+
 TEST(DistCli, BadTorchrunVariablesAreOneLineAndExitTwo) {
   const fs::path dir = temp_dir("dist", "env");
   const std::string args = "run" + kTiny + " --dist -o " + (dir / "r.json").string();

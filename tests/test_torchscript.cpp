@@ -365,5 +365,80 @@ TEST(ScriptCli, ExplainAttributesTheStepToItsLayers) {
   }
 }
 
+// ---------------------------------------------------------------- user code runs in a child, never here
+// The hostile fixtures of scripts/make-test-models.py: each fits input 3x8x8 and target classes:5.
+// The check of a file (load, a forward of 2 samples) runs in a child of the command under its
+// --timeout and --memory-limit; before, it ran in the command's own process.
+
+// A crafted archive (a parameter claiming 2^40 elements over 148 bytes) crashed the main process with
+// a segmentation fault and nothing on stderr; now one line names the file and what happened.
+TEST(ScriptUserCode, ACraftedFileThatCrashesIsOneLineNamingIt) {
+  const auto dir = temp_dir("torchscript", "crafted");
+  const auto out = dir / "r.json";
+  const CmdResult r = run_trainbench(
+      "run --model " + kData + "/tiny_crafted.pt --input 3x8x8 --target classes:5 --batch 2" + kFast + " -o " +
+          out.string(),
+      dir, RunWith{"", 120});
+  EXPECT_TRUE(refused(r, {"TorchScript model '" + kData + "/tiny_crafted.pt'"}));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// A forward that never returns: the check is killed at --timeout and says so (before, `run` hung with
+// it; the outer `timeout` turns a hang into exit 124 here).
+TEST(ScriptUserCode, AForwardThatNeverReturnsEndsAtTheTimeout) {
+  const auto dir = temp_dir("torchscript", "hang");
+  for (const std::string command : {"run --batch 2", "memory", "explain --batch 2"}) {
+    const auto out = dir / "r.json";
+    const CmdResult r = run_trainbench(command + " --model " + kData +
+                                           "/tiny_hang.pt --input 3x8x8 --target classes:5 --timeout 3 -o " +
+                                           out.string(),
+                                       dir, RunWith{"", 60});
+    EXPECT_TRUE(refused(r, {"tiny_hang.pt': loading it and its forward of 2 samples did not end within 3 s"}))
+        << command;
+    EXPECT_FALSE(fs::exists(out)) << command;
+  }
+}
+
+// The model's own message reaches the user from the child that ran it.
+TEST(ScriptUserCode, TheModelsOwnErrorReachesTheUser) {
+  const auto dir = temp_dir("torchscript", "boom");
+  const CmdResult r = run_trainbench(
+      "run --model " + kData + "/tiny_boom.pt --input 3x8x8 --target classes:5 --batch 2 -o " +
+          (dir / "r.json").string(),
+      dir, RunWith{"", 60});
+  EXPECT_TRUE(refused(r, {"fails on input [2, 3, 8, 8] (3x8x8): ", "boom from forward"}));
+}
+
+// A forward that fills 4 GiB per sample, under a 6 GB process limit (ulimit -v) and --memory-limit 1G:
+// its check ran in the main process and allocated 8 GiB there, so the limit ended the command with
+// exit 2. Now the check runs out of memory in its child, which is no fault of the file, and the case
+// itself is measured and recorded as `oom`.
+TEST(ScriptUserCode, AForwardBeyondTheMemoryLimitIsAnOomRow) {
+  const auto dir = temp_dir("torchscript", "hog");
+  const auto out = dir / "r.json";
+  const int code = shell("ulimit -v 6000000 && timeout -k 5 120 " TRAINBENCH_EXE " run --model " + kData +
+                         "/tiny_hog.pt --input 3x8x8 --target classes:5 --batch 2 --memory-limit 1G" + kFast +
+                         " -o " + out.string() + " > " + (dir / "out.txt").string() + " 2> " +
+                         (dir / "err.txt").string());
+  ASSERT_EQ(code, 0) << slurp(dir / "err.txt");
+  const ResultsFile f = read_results(out.string());
+  ASSERT_EQ(f.benchmarks.size(), 1u);
+  EXPECT_EQ(f.benchmarks[0].status, Status::oom) << f.benchmarks[0].error;
+}
+
+// In a case's own child the check is part of building the workload (ScriptCheckPlace::case_setup):
+// the workload refuses an output that does not fit the target, or a module with nothing to train.
+TEST(ScriptUserCode, TheWorkloadChecksWhatValidationLeftToIt) {
+  try {
+    (void)make_workload(script_options(kConv, "3x8x8", "classes:7", 2));
+    ADD_FAILURE() << "a 5-class output trained against classes:7";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("output [2, 5] does not fit target classes:7"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)make_workload(script_options(kData + "/tiny_noparams.pt", "3x8x8", "mse", 2)),
+               std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace trainbench

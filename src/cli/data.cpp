@@ -50,8 +50,8 @@ namespace {
 
 // One table for both kinds: per thread count and epoch, samples/s (and tokens/s for windows), MB/s,
 // the scaling against the first thread count, and on the last epoch's row the thread time per sample
-// by stage. Returns the most files skipped by one run, and the first of them.
-std::pair<int64_t, std::string> print_runs(const std::vector<int>& threads, int64_t per_epoch, const DataOptions& o,
+// by stage. Returns the stats of the run that skipped the most files.
+LoaderStats print_runs(const std::vector<int>& threads, int64_t per_epoch, const DataOptions& o,
                                            const std::function<std::shared_ptr<data::BatchSource>()>& make_source,
                                            int64_t tokens_per_sample) {
   const bool tokens = tokens_per_sample > 0;
@@ -63,38 +63,43 @@ std::pair<int64_t, std::string> print_runs(const std::vector<int>& threads, int6
                              "images/s", "MB/s", "scaling", "read ms", "decode ms", "aug ms", "copy ms");
   }
   double first = 0.0;
-  int64_t skipped = 0;
-  std::string first_skipped;
+  LoaderStats most_skipped;
   for (int t : threads) {
-    const data::LoaderRun run = data::measure_loader(make_source, t, per_epoch, o.batch, o.epochs);
-    for (size_t e = 0; e < run.epochs.size(); ++e) {
-      const auto& f = run.epochs[e];
-      const bool last = e + 1 == run.epochs.size();
+    // Each epoch's row is printed as the epoch ends: a row measured is a row shown, whatever ends the
+    // process later (a file truncated under the reader). The last row waits for the run's stage times.
+    const auto row = [&](size_t e, const data::EpochFigures& f, const data::LoaderRun* run) {
+      const bool last = run != nullptr;
       if (first == 0.0 && last) first = f.samples_s;
       const std::string scaling = last && first > 0.0 ? format_significant(f.samples_s / first) + "x" : "";
-      auto stage = [&](double s) { return last ? format_significant(1e3 * s) : std::string(); };
+      auto stage = [&](double data::LoaderRun::*s) { return last ? format_significant(1e3 * (run->*s)) : std::string(); };
       if (tokens) {
         std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>10}  {:>7}  {:>7}  {:>9}\n", t, e + 1,
                                  format_significant(f.samples_s),
                                  format_significant(f.samples_s * static_cast<double>(tokens_per_sample)),
-                                 format_significant(f.mb_s), scaling, stage(run.augment_s));
+                                 format_significant(f.mb_s), scaling, stage(&data::LoaderRun::augment_s));
       } else {
         // Stage times: thread time per image over the whole run (not per epoch), on the last epoch's row.
         std::cout << fmt::format("{:>7}  {:>5}  {:>10}  {:>7}  {:>7}  {:>9}  {:>10}  {:>7}  {:>7}\n", t, e + 1,
                                  format_significant(f.samples_s), format_significant(f.mb_s), scaling,
-                                 stage(run.read_s), stage(run.decode_s), stage(run.augment_s), stage(run.copy_s));
+                                 stage(&data::LoaderRun::read_s), stage(&data::LoaderRun::decode_s),
+                                 stage(&data::LoaderRun::augment_s), stage(&data::LoaderRun::copy_s));
       }
-      std::cout << std::flush;  // a row measured is a row shown, whatever ends the process later
-    }
-    skipped = std::max(skipped, run.stats.skipped_files);
-    if (first_skipped.empty()) first_skipped = run.stats.first_skipped;
+      std::cout << std::flush;
+    };
+    const data::LoaderRun run =
+        data::measure_loader(make_source, t, per_epoch, o.batch, o.epochs, [&](size_t e, const data::EpochFigures& f) {
+          if (static_cast<int>(e) + 1 < o.epochs) row(e, f, nullptr);
+        });
+    row(run.epochs.size() - 1, run.epochs.back(), &run);
+    if (run.stats.skipped_files > most_skipped.skipped_files) most_skipped = run.stats;
   }
-  return {skipped, first_skipped};
+  return most_skipped;
 }
 
 int data_images(const DataOptions& o, const std::vector<int>& threads) {
   if (o.seq != 0 || !o.data_dtype.empty())
     throw InputError("data: --seq and --data-dtype are for token files; " + o.data + " is a folder");
+  if (o.max_image_pixels > 0) data::set_max_image_pixels(o.max_image_pixels);
   const int size = o.size == 0 ? 224 : o.size;
   const std::string layout = o.layout.empty() ? "nchw" : o.layout;
   const std::string precision = o.precision.empty() ? "fp32" : o.precision;
@@ -124,22 +129,26 @@ int data_images(const DataOptions& o, const std::vector<int>& threads) {
   std::cout << fmt::format(
       "loader: {} ({} images, {} classes), batch {}, crop {}x{} {} {}, {} epoch(s) per thread count\n", o.data, files,
       folder.classes.size(), o.batch, size, size, layout, transfer == "uint8" ? "uint8" : precision, o.epochs);
-  const auto [skipped, first_skipped] = print_runs(
+  const LoaderStats skipped = print_runs(
       threads, files, o, [&] { return std::make_shared<data::ImageFolderSource>(folder, so); }, 0);
   std::cout << "images/s and MB/s: images delivered per second of wall time; scaling: the last epoch against the "
                "first thread count's; stage ms: thread time per image (read, decode, crop+resize+flip+normalize, "
                "dtype copy)\n";
   if (o.epochs > 1) std::cout << "epoch 1 may read files the page cache does not hold yet; later epochs read from it\n";
-  if (skipped > 0) std::cout << fmt::format("{} file(s) skipped (not decodable), first {}\n", skipped, first_skipped);
+  if (skipped.skipped_files > 0) {
+    std::cout << fmt::format("{} file(s) skipped, first {} ({}); the pixel limit: {} (--max-image-pixels)\n",
+                             skipped.skipped_files, skipped.first_skipped, skipped.first_skipped_reason,
+                             skipped.max_image_pixels);
+  }
   return kExitOk;
 }
 
 // A token file: windows of --seq + 1 tokens (a decoder's next-token windows, as `run --model gpt` cuts
 // them) at random offsets; an epoch is as many windows as the file holds tokens / seq.
 int data_tokens(const DataOptions& o, const std::vector<int>& threads) {
-  if (o.size != 0 || !o.layout.empty() || !o.precision.empty() || !o.transfer.empty()) {
-    throw InputError("data: --size, --layout, --precision and --data-transfer are for image folders; " + o.data +
-                     " is a token file");
+  if (o.size != 0 || !o.layout.empty() || !o.precision.empty() || !o.transfer.empty() || o.max_image_pixels != 0) {
+    throw InputError("data: --size, --layout, --precision, --data-transfer and --max-image-pixels are for image "
+                     "folders; " + o.data + " is a token file");
   }
   const int64_t seq = o.seq == 0 ? 1024 : o.seq;
   if (seq < 1 || seq > 1'000'000) throw InputError(fmt::format("data: --seq {} is not between 1 and 1000000", seq));

@@ -1,6 +1,8 @@
 // The flag groups several subcommands share: each flag is declared here once, with one help text.
 #include "cli/options.h"
+#include "core/subprocess.h"
 #include "runner/plan.h"
+#include "workloads/script.h"
 
 namespace trainbench::cli {
 
@@ -41,6 +43,9 @@ void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
       ->check(rule(kSeconds));
   app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
+  app.add_option("--max-image-pixels", max_image_pixels,
+                 "--data images: skip a file whose header claims more pixels (default 178956970, Pillow's limit)")
+      ->check(rule(kImagePixels));
   app.add_flag("--system-allocator", system_allocator,
                "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
   app.add_option("--tf32", tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
@@ -83,6 +88,7 @@ ChildSettings MeasureFlags::resolve() const {
   s.measure.max_noise = max_noise_pct / 100.0;
   s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
   s.tune_allocator = !system_allocator;
+  s.max_image_pixels = max_image_pixels;
   s.tf32 = tf32 == "on";
   s.default_threads = auto_threads;
   return s;
@@ -102,6 +108,10 @@ std::vector<std::string> MeasureFlags::child_args() const {
     a.push_back("--memory-limit");
     a.push_back(memory_limit);
   }
+  if (max_image_pixels > 0) {
+    a.push_back("--max-image-pixels");
+    a.push_back(std::to_string(max_image_pixels));
+  }
   if (system_allocator) a.push_back("--system-allocator");
   a.push_back("--tf32");
   a.push_back(tf32);
@@ -119,6 +129,15 @@ CaseChild MeasureFlags::case_child(const std::vector<std::string>& more) const {
   c.timeout_s = timeout_s;
   c.memory_limited = !memory_limit.empty();
   return c;
+}
+
+void MeasureFlags::place_script_check() const {
+  ScriptCheckPlace place;
+  place.kind = ScriptCheckPlace::Kind::child_process;
+  place.executable = self_executable();
+  place.timeout_s = timeout_s;
+  place.memory_limit = memory_limit;
+  set_script_check_place(place);
 }
 
 void SweepFlags::add_to(CLI::App& app) {

@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "results/reporter.h"
 #include "core/value_rules.h"
+#include "workloads/script.h"
 
 namespace trainbench::cli {
 namespace {
@@ -68,6 +69,9 @@ Command add_data(CLI::App& app) {
   sub->add_option("--data-transfer", o->transfer, "Images: float (normalized) or uint8 (bytes, as sent to a device)");
   sub->add_option("--seq", o->seq, "Tokens: window length (default 1024)");
   sub->add_option("--data-dtype", o->data_dtype, "Tokens: uint16 (nanoGPT's .bin) or uint32");
+  sub->add_option("--max-image-pixels", o->max_image_pixels,
+                  "Images: skip a file whose header claims more pixels (default 178956970, Pillow's limit)")
+      ->check(rule(kImagePixels));
   return {sub, [o] { return cmd_data(*o); }};
 }
 
@@ -114,6 +118,7 @@ Command add_maxbatch(CLI::App& app) {
             if (o->start > o->max_batch) {
               throw InputError(fmt::format("--start {} is above --max-batch {}", o->start, o->max_batch));
             }
+            o->measure.place_script_check();
             return cmd_maxbatch(*o);
           }};
 }
@@ -135,6 +140,7 @@ Command add_memory(CLI::App& app) {
   o->measure.add_to(*sub);
   return {sub, [o, sub] {
             check_limit_conflicts(o->measure, limits_given(*sub));
+            o->measure.place_script_check();
             return cmd_memory(*o);
           }};
 }
@@ -218,6 +224,7 @@ Command add_explain(CLI::App& app) {
   o->measure.add_to(*sub);
   return {sub, [o, sub] {
             check_limit_conflicts(o->measure, limits_given(*sub));
+            o->measure.place_script_check();
             return cmd_explain(*o);
           }};
 }
@@ -231,13 +238,34 @@ Command add_run_case(CLI::App& app) {
   o->measure.add_to(*sub);
   o->dist.add_to(*sub);
   sub->add_option("--dist-key", o->dist_key);
-  return {sub, [o] { return cmd_run_case(*o); }};
+  return {sub, [o] {
+            ScriptCheckPlace place;  // this process is the case's own: it checks a TorchScript file as it builds it
+            place.kind = ScriptCheckPlace::Kind::case_setup;
+            set_script_check_place(place);
+            return cmd_run_case(*o);
+          }};
+}
+
+Command add_script_check(CLI::App& app) {
+  auto o = std::make_shared<ScriptCheckOptions>();
+  CLI::App* sub = app.add_subcommand("script-check", "Internal: check a TorchScript file in this process");
+  sub->group("");  // hidden from --help
+  sub->add_option("--memory-limit", o->memory_limit);
+  sub->add_option("--result-fd", o->result_fd);
+  sub->add_option("file", o->file)->required();
+  sub->add_option("input", o->input)->required();
+  sub->add_option("target", o->target)->required();
+  sub->add_option("vocab", o->vocab)->required();
+  return {sub, [o] {
+            set_script_check_place(ScriptCheckPlace{});  // this process is the child that checks
+            return cmd_script_check(*o);
+          }};
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
   return {add_list(app),     add_run(app),     add_data(app),    add_make_data(app), add_launch(app),
           add_maxbatch(app), add_memory(app),  add_compare(app), add_report(app),    add_op(app),
-          add_peak(app),     add_explain(app), add_run_case(app)};
+          add_peak(app),     add_explain(app), add_run_case(app),  add_script_check(app)};
 }
 
 }  // namespace trainbench::cli

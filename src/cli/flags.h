@@ -28,6 +28,7 @@ Command add_op(CLI::App& app);
 Command add_peak(CLI::App& app);
 Command add_explain(CLI::App& app);
 Command add_run_case(CLI::App& app);
+Command add_script_check(CLI::App& app);
 
 // Every subcommand, in the order `trainbench --help` lists them.
 std::vector<Command> add_commands(CLI::App& app);

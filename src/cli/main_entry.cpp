@@ -6,7 +6,9 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/options.h"
+#include "core/subprocess.h"
 #include "core/value_rules.h"
+#include "workloads/script.h"
 
 namespace trainbench::cli {
 
@@ -55,6 +57,13 @@ int main_entry(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return bad_input(e.what());
   }
+  // No command runs a user's TorchScript code in this process: by default its check runs in a child
+  // with a case's default timeout (the measuring commands set their own --timeout and --memory-limit).
+  ScriptCheckPlace place;
+  place.kind = ScriptCheckPlace::Kind::child_process;
+  place.executable = self_executable();
+  place.timeout_s = kDefaultCaseTimeoutS;
+  set_script_check_place(place);
   for (const Command& c : commands) {
     if (app.got_subcommand(c.app)) return run_command(c);
   }

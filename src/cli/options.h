@@ -36,6 +36,7 @@ struct MeasureFlags {
   double max_noise_pct = 100.0 * MeasureSettings{}.max_noise;
   double timeout_s = kDefaultCaseTimeoutS;
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
+  int64_t max_image_pixels = 0;  // --max-image-pixels (0: data::kMaxImagePixels)
   bool system_allocator = false;
   std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)
   int auto_threads = 0;      // hidden --auto-threads: what threads 0 means in the child (0: one per core)
@@ -47,6 +48,9 @@ struct MeasureFlags {
   std::vector<std::string> child_args() const;
   // How a case's child runs under these settings: child_args() then `more`, --timeout, --memory-limit.
   CaseChild case_child(const std::vector<std::string>& more = {}) const;
+  // The check of a TorchScript file runs in a child under this --timeout and --memory-limit, as a
+  // case does (workloads/script.h: ScriptCheckPlace).
+  void place_script_check() const;
 };
 
 // `run --dist`: data-parallel cases (docs/distributed.md).
@@ -204,6 +208,14 @@ struct RunCaseOptions {
   std::string dist_key = "0";  // the case's key in rank 0's store
 };
 
+// Hidden `script-check [--memory-limit SIZE] -- FILE INPUT TARGET VOCAB`: the check of a TorchScript
+// file (workloads/script.h), in a child process of the command that needs it.
+struct ScriptCheckOptions {
+  std::string file, input, target, vocab;
+  std::string memory_limit;
+  int result_fd = 3;
+};
+
 // `trainbench data`: the loader alone, on an image folder or a token file. Empty / 0: not given (each
 // kind refuses the other kind's settings, and fills in its defaults).
 struct DataOptions {
@@ -216,6 +228,7 @@ struct DataOptions {
   std::string precision;   // images: fp32 | bf16 | fp16 (fp32)
   std::string transfer;    // images: float | uint8 (float)
   int64_t seq = 0;         // tokens: window length (1024, GPT-2's context)
+  int64_t max_image_pixels = 0;  // images: the pixel limit (0: data::kMaxImagePixels)
   std::string data_dtype;  // tokens: uint16 | uint32 (uint16)
 };
 
@@ -297,6 +310,7 @@ int cmd_explain(ExplainOptions o);
 // MFU / HFU over it; left NaN when none is cached.
 void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const RunCaseOptions& o);
+int cmd_script_check(const ScriptCheckOptions& o);
 int cmd_launch(const LaunchFlags& o);
 int cmd_data(const DataOptions& o);
 int cmd_make_data(const MakeDataOptions& o);

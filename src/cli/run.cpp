@@ -237,6 +237,7 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
   if (s.max_noise_pct && !given("--max-noise")) m.max_noise_pct = *s.max_noise_pct;
   if (s.timeout && !given("--timeout")) m.timeout_s = *s.timeout;
   if (s.memory_limit && !given("--memory-limit")) m.memory_limit = *s.memory_limit;
+  if (s.max_image_pixels && !given("--max-image-pixels")) m.max_image_pixels = *s.max_image_pixels;
 }
 
 // Plan: the flags' and the suite's settings checked, the output format found, the cases listed.
@@ -244,9 +245,11 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   const GivenFlags given = check_sweep_flags(o, sub);
   std::unique_ptr<Suite> suite;
   LimitNames limits = limits_given(sub);
+  o.measure.place_script_check();
   if (!o.suite.empty()) {
     suite = std::make_unique<Suite>(load_suite(o.suite));
     apply_suite_settings(suite->settings, sub, o.measure, limits);
+    o.measure.place_script_check();  // the suite's timeout and memory limit, for the cases it adds
   }
   check_limit_conflicts(o.measure, limits);
   RunPlan plan;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "core/subprocess.h"
 #include "runner/child.h"
 #include "runner/measure.h"
 #include "runner/plan.h"
@@ -81,7 +82,9 @@ Record DistRun::lead_case(size_t index, const Case& c, const MeasureFlags& measu
     if (b.ok()) single = b.throughput;
   }
   store_->set(key(index, "go"), bytes_of("go"));
-  Record r = run_case_isolated(c, measure.case_child(flags_.child_args(index)), interrupted);
+  Record r = run_case_isolated(c, rank_child(index, measure), interrupted);
+  if (*interrupted) return r;
+  end_case(index, r);
   if (r.dist) {
     if (env_.world_size == 1 && r.ok()) single = r.throughput;  // one rank: its own baseline
     r.dist->single_process_throughput = single;
@@ -104,11 +107,61 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
       return kExitFailure;
     }
     bool interrupted = false;
-    const Record r = run_case_isolated(plan[i], measure.case_child(flags_.child_args(i)), &interrupted);
+    Record r = run_case_isolated(plan[i], rank_child(i, measure), &interrupted);
     if (interrupted) return interrupt_exit_code();
+    end_case(i, r);
     if (!r.ok()) std::cerr << "case " << plan[i].descriptor() << ": " << to_string(r.status) << ": " << r.error << "\n";
   }
   return kExitOk;
+}
+
+CaseChild DistRun::rank_child(size_t index, const MeasureFlags& measure) {
+  CaseChild child = measure.case_child(flags_.child_args(index));
+  stuck_.clear();
+  child.give_up = [this, index](pid_t pid) -> std::string {
+    try {
+      if (!store_->check({key(index, "failed")})) return "";
+      const std::string why = text_of(store_->get(key(index, "failed")));
+      stuck_ = "rank " + std::to_string(env_.rank) + "'s case child was " + process_state(pid) + " and was killed";
+      return "the case failed on " + why + "; " + stuck_;
+    } catch (const std::exception&) {
+      return "";  // rank 0's store is gone: this rank's own collectives fail within --dist-timeout
+    }
+  };
+  return child;
+}
+
+void DistRun::end_case(size_t index, Record& r) {
+  const std::string me = "rank " + std::to_string(env_.rank);
+  try {
+    if (!r.ok() && stuck_.empty() && !store_->check({key(index, "failed")})) {
+      store_->set(key(index, "failed"), bytes_of(me + ": " + r.error));
+    }
+    store_->set(key(index, "ended/" + std::to_string(env_.rank)),
+                bytes_of(r.ok() ? "ok" : !stuck_.empty() ? stuck_ : me + ": " + r.error));
+  } catch (const std::exception&) {
+    return;  // rank 0's store is gone: the next case's wait for its go says so
+  }
+  if (!leader()) return;
+  // Every rank's side of this case has ended before the next one starts: no child of this case is left
+  // holding a rank's cores or its place in the next rendezvous.
+  for (int q = 1; q < env_.world_size; ++q) {
+    std::string ended;
+    try {
+      store_->wait({key(index, "ended/" + std::to_string(q))}, as_milliseconds(flags_.timeout_s + 5.0));
+      ended = text_of(store_->get(key(index, "ended/" + std::to_string(q))));
+    } catch (const std::exception&) {
+      ended = "rank " + std::to_string(q) + " did not end the case within " + fmt::format("{}", flags_.timeout_s + 5.0) +
+              " s (--dist-timeout + 5)";
+    }
+    if (ended == "ok" || r.error.find(ended) != std::string::npos) continue;
+    if (r.ok()) {
+      r.status = Status::error;
+      r.error = ended;
+    } else {
+      r.error += "; " + ended;
+    }
+  }
 }
 
 std::string dist_summary(const std::vector<Record>& records) {

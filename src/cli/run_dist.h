@@ -2,6 +2,11 @@
 // rank's runner runs each case in a child process as usual, and the children of one case join a
 // process group through that store (a key prefix per case). Before each case rank 0 measures the same
 // case alone in one process (the scaling baseline) while the others wait for its go.
+// A case that fails on one rank ends on all of them: the failing rank's runner says so in the store
+// (`failed`), every other runner kills its case child as soon as it reads that, and each says how its
+// side ended (`ended/R`: "ok", its error, or what its killed child was doing). Rank 0 waits for every
+// rank's end (up to --dist-timeout) before it starts the next case, and its record of a failed case
+// names each rank that failed or was stuck.
 #pragma once
 #include <string>
 #include <vector>
@@ -38,10 +43,16 @@ class DistRun {
 
  private:
   std::string key(size_t index, const std::string& what) const;
+  // The case child of case `index` on this rank: it gives up when another rank has failed the case.
+  CaseChild rank_child(size_t index, const MeasureFlags& measure);
+  // After this rank's child of case `index` ended with `r`: tells the other ranks, and on rank 0 waits
+  // for theirs, adding to `r` what failed or was stuck elsewhere.
+  void end_case(size_t index, Record& r);
 
   DistFlags flags_;
   dist::DistEnv env_;
   dist::StorePtr store_;
+  std::string stuck_;  // what this rank's killed case child was doing, for its `ended` key
 };
 
 // One line per data-parallel record: global throughput, scaling efficiency, communication share.

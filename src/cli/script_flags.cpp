@@ -1,6 +1,11 @@
 // --model FILE.pt --input SPEC --target SPEC: how the measuring subcommands name a TorchScript model.
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
 #include "cli/options.h"
 #include "core/value_rules.h"
+#include "results/results_file.h"
+#include "runner/measure.h"
 #include "workloads/registry.h"
 #include "workloads/script.h"
 
@@ -40,6 +45,20 @@ std::vector<std::string> sweep_models(const std::string& models, const ScriptFla
     p["target"] = script.target;
   }
   return {kScriptModel};
+}
+
+int cmd_script_check(const ScriptCheckOptions& o) {
+  ChildSettings settings;
+  settings.memory_limit_bytes = o.memory_limit.empty() ? 0 : parse_size(o.memory_limit, "memory limit");
+  // The thread pools start and the memory limit applies as in a case's child: the check's forward
+  // grows this process by at most what a case may.
+  prepare_child_process(Case{}, settings);
+  bool out_of_memory = false;
+  const std::string refusal =
+      script_check_here({{"file", o.file}, {"input", o.input}, {"target", o.target}, {"vocab", o.vocab}},
+                        &out_of_memory);
+  const nlohmann::json verdict = {{"refusal", refusal}, {"out_of_memory", out_of_memory}};
+  return detail::write_all_and_sync(o.result_fd, verdict.dump() + "\n") ? kExitOk : kExitFailure;
 }
 
 }  // namespace trainbench::cli

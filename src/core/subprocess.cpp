@@ -4,9 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -98,6 +102,88 @@ void close_pipes(std::vector<int>& fds) {
     if (fd >= 0) close(fd);
     fd = -1;
   }
+}
+
+Captured run_captured(SpawnSpec s, double timeout_s, const std::function<bool(pid_t)>& stop,
+                      const std::function<void(const std::string&)>& on_err) {
+  const auto start = std::chrono::steady_clock::now();
+  s.result_pipe = true;
+  const Spawned child = spawn_child(s);
+  Captured c;
+  std::vector<int> fds = {child.result_fd, child.err_fd};
+  while (fds[0] >= 0 || fds[1] >= 0) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    int wait_ms = 500;
+    if (timeout_s > 0) {
+      if (elapsed >= timeout_s) {
+        c.timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(std::min(500.0, (timeout_s - elapsed) * 1000.0) + 1);
+    }
+    if (stop && stop(child.pid)) {
+      c.stopped = true;
+      break;
+    }
+    const bool polled = pump_pipes(fds, wait_ms, [&](size_t i, const std::string& bytes) {
+      if (i == 0) {
+        c.result += bytes;
+        return;
+      }
+      if (on_err) on_err(bytes);
+      c.err += bytes;
+      if (c.err.size() > (1 << 16)) c.err.erase(0, c.err.size() - (1 << 15));
+    });
+    if (!polled) break;
+  }
+  if (c.timed_out || c.stopped) kill(-child.pid, SIGKILL);
+  close_pipes(fds);
+  while (waitpid(child.pid, &c.status, 0) < 0 && errno == EINTR) {}
+  c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return c;
+}
+
+std::string process_state(pid_t pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return "gone";
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  const std::string stat(buf, n);
+  const size_t paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos || paren + 2 >= stat.size()) return "in an unknown state";
+  switch (stat[paren + 2]) {
+    case 'R':
+      return "running";
+    case 'S':
+      return "waiting (sleeping)";
+    case 'D':
+      return "waiting on I/O (uninterruptible)";
+    case 'T':
+      return "stopped by a signal (SIGSTOP or SIGTSTP)";
+    case 't':
+      return "stopped by a debugger";
+    case 'Z':
+      return "ended, not yet reaped";
+    default:
+      return std::string("in state ") + stat[paren + 2];
+  }
+}
+
+std::string self_executable() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "trainbench";
+  buf[n] = '\0';
+  return buf;
+}
+
+std::string last_nonempty_line(const std::string& text) {
+  const size_t end = text.find_last_not_of("\n\r \t");
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.substr(start, end - start + 1);
 }
 
 std::string signal_name(int sig) { return "signal " + std::to_string(sig) + " (" + strsignal(sig) + ")"; }

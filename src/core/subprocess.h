@@ -38,6 +38,34 @@ bool pump_pipes(std::vector<int>& fds, int wait_ms, const std::function<void(siz
 // Closes each open fd in `fds` and sets it to -1.
 void close_pipes(std::vector<int>& fds);
 
+// What a child run to its end by run_captured left, and how it ended.
+struct Captured {
+  std::string result;       // what it wrote to fd 3
+  std::string err;          // what it wrote to stderr (the last 32 KiB or more when it wrote more: the end says why)
+  bool timed_out = false;   // killed at the timeout
+  bool stopped = false;     // killed because `stop` said so
+  int status = 0;           // its waitpid status
+  double wall_s = 0.0;
+};
+
+// Runs `s` with fd 3 as a result pipe until both pipes close, reading them as they fill; kills its
+// whole group after `timeout_s` (0: no limit) or when `stop(pid)` returns true (checked at least twice
+// a second), and reaps it. `on_err` sees stderr's bytes as they come. Throws std::runtime_error when it
+// cannot start (spawn_child).
+Captured run_captured(SpawnSpec s, double timeout_s, const std::function<bool(pid_t)>& stop = {},
+                      const std::function<void(const std::string&)>& on_err = {});
+
+// What process `pid` is doing, in words, from /proc: "running", "waiting (sleeping)", "stopped by a
+// signal (SIGSTOP or SIGTSTP)", ... ("gone" when it has no entry).
+std::string process_state(pid_t pid);
+
+// The absolute path of the running executable (to start itself as a child).
+std::string self_executable();
+
+// The last line of `text` with anything but blanks in it, without its trailing blanks ("" when none):
+// what a child's stderr says last is why it ended.
+std::string last_nonempty_line(const std::string& text);
+
 // "signal 9 (Killed)": how an exit by a signal is named in messages.
 std::string signal_name(int sig);
 

@@ -29,6 +29,9 @@ constexpr NumberRule kBatchSize{1.0, 1e9, false, true};         // explain --bat
 constexpr NumberRule kGemmSize{1.0, 1e6, false, true};          // peak --gemm-size
 constexpr NumberRule kProcessCount{1.0, 65536.0, false, true};  // launch --nproc, --nnodes
 constexpr NumberRule kNodeRank{0.0, 65535.0, false, true};      // launch --node-rank
+// --max-image-pixels: a file whose header claims more pixels is skipped before anything is allocated
+// (default data::kMaxImagePixels, Pillow's refusal limit); a million megapixels is far beyond any photo.
+constexpr NumberRule kImagePixels{1.0, 1e12, false, true};
 
 // A whole number written plainly: an optional '-', then digits without a leading zero ("0" itself is
 // fine), nothing else, within int64. One value has one spelling, so one case has one descriptor ("08"

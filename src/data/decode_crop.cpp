@@ -1,5 +1,7 @@
 #include "data/decode_crop.h"
 
+#include <atomic>
+
 #include <chrono>
 #include <memory>
 
@@ -7,6 +9,13 @@
 #include "data/png.h"
 
 namespace trainbench::data {
+
+namespace {
+std::atomic<int64_t> g_max_image_pixels{kMaxImagePixels};
+}  // namespace
+
+int64_t max_image_pixels() { return g_max_image_pixels.load(); }
+void set_max_image_pixels(int64_t pixels) { g_max_image_pixels = pixels; }
 namespace {
 
 using Clock = std::chrono::steady_clock;

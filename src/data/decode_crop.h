@@ -17,6 +17,11 @@ namespace trainbench::data {
 // a file Pillow (and torchvision's ImageFolder) would open, trainbench opens too.
 constexpr int64_t kMaxImagePixels = 2 * (int64_t{1024} * 1024 * 1024 / 4 / 3);
 
+// The pixel limit of this process's image sources: kMaxImagePixels unless --max-image-pixels set
+// another (a case's child sets it before it builds its loader; `trainbench data` before it measures).
+int64_t max_image_pixels();
+void set_max_image_pixels(int64_t pixels);
+
 // What a sample becomes: its size, bytes or normalized floats, the memory order, and the largest image
 // (width x height, as its header claims) that is decoded at all.
 struct SampleFormat {

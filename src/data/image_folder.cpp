@@ -43,15 +43,33 @@ bool is_jpeg_name(const std::string& name) {
 
 bool is_image_name(const std::string& name) { return is_jpeg_name(name) || lower_extension(name) == "png"; }
 
+// What a path that is not a folder is, in a user's words.
+static std::string file_kind(const fs::file_status& st) {
+  switch (st.type()) {
+    case fs::file_type::regular:
+      return "a file";
+    case fs::file_type::fifo:
+      return "a FIFO (named pipe)";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character:
+      return "a device";
+    default:
+      return "not a file";
+  }
+}
+
 ImageFolder scan_image_folder(const std::string& root) {
   std::error_code ec;
   const auto st = fs::status(root, ec);
   if (ec || !fs::exists(st)) throw DataError("--data " + root + ": no such file or folder");
-  if (!fs::is_directory(st)) throw DataError("--data " + root + ": not a folder");
+  if (!fs::is_directory(st)) throw DataError("--data " + root + ": " + file_kind(st) + ", not a folder");
   ImageFolder f;
   f.root = root;
   for (const auto& e : fs::directory_iterator(root, fs::directory_options::follow_directory_symlink, ec)) {
-    if (e.is_directory()) f.classes.push_back(e.path().filename().string());
+    std::error_code entry_ec;  // an entry that cannot be followed (a link loop, a dangling link) is no class
+    if (e.is_directory(entry_ec)) f.classes.push_back(e.path().filename().string());
   }
   if (ec) throw DataError("--data " + root + ": " + ec.message());
   std::sort(f.classes.begin(), f.classes.end());

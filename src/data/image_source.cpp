@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -17,14 +19,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-bool read_file(const std::string& path, std::vector<uint8_t>& buf) {
+// The file's bytes; false with the system's reason ("Permission denied") when it cannot be read.
+bool read_file(const std::string& path, std::vector<uint8_t>& buf, std::string& why) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
+  if (f == nullptr) {
+    why = std::strerror(errno);
+    return false;
+  }
   buf.clear();
   uint8_t chunk[1 << 16];
   size_t n = 0;
   while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) buf.insert(buf.end(), chunk, chunk + n);
   const bool ok = std::ferror(f) == 0;
+  if (!ok) why = std::string("cannot read it: ") + std::strerror(errno);
   std::fclose(f);
   return ok;
 }
@@ -68,7 +75,8 @@ bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, void* dst, Stag
   thread_local std::vector<uint8_t> bytes;
   const std::string& path = folder_.files[file];
   const auto t = Clock::now();
-  const bool read = read_file(path, bytes);
+  std::string why;
+  const bool read = read_file(path, bytes, why);
   times.read_s += since(t);
   times.bytes += static_cast<int64_t>(bytes.size());
   SampleFormat format;
@@ -76,6 +84,7 @@ bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, void* dst, Stag
   format.height = options_.height;
   format.uint8 = options_.uint8;
   format.channels_last = options_.channels_last;
+  format.max_pixels = options_.max_pixels;
   // The crop and flip follow from the sample's seed and the image's size (torchvision's draws).
   auto choose = [&](int width, int height) {
     std::mt19937_64 rng(sample_seed);
@@ -85,17 +94,19 @@ bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, void* dst, Stag
     return c;
   };
   DecodeTimes d;
-  std::string why;
   const bool ok = read && decode_crop(bytes.data(), bytes.size(), choose, format, dst, d, why);
   times.decode_s += d.decode_s;
   times.augment_s += d.augment_s;
-  if (!ok) skip(file);
+  if (!ok) skip(file, why.empty() ? "not decodable" : why);
   return ok;
 }
 
-void ImageFolderSource::skip(int64_t file) {
+void ImageFolderSource::skip(int64_t file, const std::string& why) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (bad_.insert(file).second && first_bad_.empty()) first_bad_ = folder_.files[file];
+  if (bad_.insert(file).second && first_bad_.empty()) {
+    first_bad_ = folder_.files[file];
+    first_bad_reason_ = why;
+  }
 }
 
 Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
@@ -135,8 +146,9 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
       }
     }
     if (!ok) {
-      throw std::runtime_error("--data " + folder_.root +
-                               ": no file decodes as a JPEG or PNG (the first that failed: " + first_bad_ + ")");
+      std::lock_guard<std::mutex> lock(mu_);
+      throw std::runtime_error("--data " + folder_.root + ": no file decodes as a JPEG or PNG (the first that failed: " +
+                               first_bad_ + ": " + first_bad_reason_ + ")");
     }
     ++times.samples;
   }
@@ -158,6 +170,8 @@ LoaderStats ImageFolderSource::describe() const {
   std::lock_guard<std::mutex> lock(mu_);
   s.skipped_files = static_cast<int64_t>(bad_.size());
   s.first_skipped = first_bad_;
+  s.first_skipped_reason = first_bad_reason_;
+  s.max_image_pixels = options_.max_pixels;
   s.transfer = options_.uint8 ? "uint8" : "float";
   return s;
 }

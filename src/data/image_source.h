@@ -10,6 +10,7 @@
 #include <string>
 
 #include "data/augment.h"
+#include "data/decode_crop.h"
 #include "data/image_folder.h"
 #include "data/loader.h"
 
@@ -25,6 +26,7 @@ struct ImageSourceOptions {
   // The images as uint8 pixels (cropped, resized, flipped, not normalized; `dtype` ignored): the device
   // normalizes them (--data-transfer uint8, data/device_feed.h).
   bool uint8 = false;
+  int64_t max_pixels = max_image_pixels();  // a file whose header claims more is skipped
 };
 
 class ImageFolderSource final : public BatchSource {
@@ -42,14 +44,14 @@ class ImageFolderSource final : public BatchSource {
   // Decodes and augments file `file` into `dst`; false (the file counted as skipped) when it does not decode.
   // `dst` points at a float image, or a uint8 one when options_.uint8.
   bool load(int64_t file, uint64_t sample_seed, void* dst, StageTimes& times);
-  void skip(int64_t file);  // counts a file that does not decode
+  void skip(int64_t file, const std::string& why);  // counts a file that does not decode, and why
 
   ImageFolder folder_;
   ImageSourceOptions options_;
   uint64_t id_ = 0;
   mutable std::mutex mu_;
   std::set<int64_t> bad_;  // files that failed to decode
-  std::string first_bad_;
+  std::string first_bad_, first_bad_reason_;
 };
 
 }  // namespace trainbench::data

@@ -5,7 +5,8 @@
 namespace trainbench::data {
 
 LoaderRun measure_loader(const std::function<std::shared_ptr<BatchSource>()>& make_source, int threads,
-                         int64_t samples_per_epoch, int64_t batch, int epochs) {
+                         int64_t samples_per_epoch, int64_t batch, int epochs,
+                         const std::function<void(size_t, const EpochFigures&)>& on_epoch) {
   using Clock = std::chrono::steady_clock;
   LoaderRun run;
   run.threads = threads;
@@ -30,7 +31,8 @@ LoaderRun measure_loader(const std::function<std::shared_ptr<BatchSource>()>& ma
     f.mb_s = s.samples > 0 ? f.samples_s * static_cast<double>(s.bytes) / static_cast<double>(s.samples) / 1e6 : 0.0;
     delivered_before = delivered;
     run.epochs.push_back(f);
-    epoch_start = now;
+    if (on_epoch) on_epoch(run.epochs.size() - 1, f);
+    epoch_start = Clock::now();  // the caller's time is not the loader's
   }
   run.stats = loader.stats();
   if (run.stats.samples > 0) {

@@ -25,8 +25,10 @@ struct LoaderRun {
 };
 
 // Runs `epochs` epochs of `samples_per_epoch` samples through a loader of `threads` threads over the
-// source `make_source()` builds.
+// source `make_source()` builds. `on_epoch(index, figures)` hears of each epoch as it ends, so that a
+// caller can show it before a later epoch fails.
 LoaderRun measure_loader(const std::function<std::shared_ptr<BatchSource>()>& make_source, int threads,
-                         int64_t samples_per_epoch, int64_t batch, int epochs);
+                         int64_t samples_per_epoch, int64_t batch, int epochs,
+                         const std::function<void(size_t, const EpochFigures&)>& on_epoch = {});
 
 }  // namespace trainbench::data

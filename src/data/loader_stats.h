@@ -19,6 +19,8 @@ struct LoaderStats {
   double read_s = 0.0, decode_s = 0.0, augment_s = 0.0, copy_s = 0.0;
   int64_t skipped_files = 0;  // corrupt, truncated or non-JPEG files skipped (distinct files)
   std::string first_skipped;  // the first of them; empty when none
+  std::string first_skipped_reason;  // why it was skipped ("Permission denied", "its header claims ...")
+  int64_t max_image_pixels = 0;      // images: the pixel limit in effect (0: not an image source)
   std::string transfer;       // what a batch's input travels as: float | uint8 (images), ids (tokens)
 };
 

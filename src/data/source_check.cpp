@@ -37,10 +37,7 @@ void check_data_source(const std::string& model, const std::string& kind, const 
   if (is_dir) throw DataError("--data " + data + ": " + model + " trains on tokens: give a token file, not a folder");
   const std::string key = data + "|" + dtype;
   if (!largest_id.count(key)) {
-    TokenFile f(data, dtype);
-    int64_t top = 0;
-    for (int64_t i = 0; i < f.size(); ++i) top = std::max(top, f.at(i));
-    largest_id[key] = top;
+    largest_id[key] = TokenFile(data, dtype).largest_id();
   }
   if (vocab && largest_id[key] >= *vocab) TokenFile(data, dtype).check_vocab(*vocab);  // finds the first bad one
 }

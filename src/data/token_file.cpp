@@ -1,16 +1,66 @@
 #include "data/token_file.h"
 
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "core/input_file.h"
 #include "data/data_error.h"
 
 namespace trainbench::data {
+namespace {
+
+// A read of a mapped page that the file no longer covers (it was truncated after it was mapped) raises
+// SIGBUS in the reading thread. While a thread copies from a mapping, t_guard points at its jump
+// buffer and the handler returns there; a SIGBUS anywhere else keeps its default action.
+thread_local sigjmp_buf* t_guard = nullptr;
+
+void on_sigbus(int sig, siginfo_t*, void*) {
+  if (t_guard != nullptr) siglongjmp(*t_guard, 1);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_sigbus_guard() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigaction(SIGBUS, &sa, nullptr);
+  });
+}
+
+// Copies n ids of `width` bytes from `base` + from into `out`; false when a page was gone. Plain
+// loops and no object with a destructor between the jump's two ends.
+bool guarded_copy(const void* base, int width, int64_t from, int64_t n, int64_t* out) noexcept {
+  sigjmp_buf env;
+  if (sigsetjmp(env, 0) != 0) {
+    t_guard = nullptr;
+    return false;
+  }
+  t_guard = &env;
+  if (width == 2) {
+    const uint16_t* p = static_cast<const uint16_t*>(base) + from;
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
+  } else {
+    const uint32_t* p = static_cast<const uint32_t*>(base) + from;
+    for (int64_t i = 0; i < n; ++i) out[i] = p[i];
+  }
+  t_guard = nullptr;
+  return true;
+}
+
+}  // namespace
 
 int token_width(const std::string& dtype) {
   if (dtype == "uint16") return 2;
@@ -41,18 +91,53 @@ TokenFile::TokenFile(const std::string& path, const std::string& dtype) : path_(
     throw DataError("--data " + path + ": cannot map it (" + std::strerror(errno) + ")");
   }
   ::madvise(base_, bytes_, MADV_RANDOM);  // windows at random offsets: no read-ahead of whole regions
+  install_sigbus_guard();
+}
+
+void TokenFile::read(int64_t from, int64_t n, int64_t* out) const {
+  if (from < 0 || n < 0 || from + n > tokens_) {
+    throw DataError("--data " + path_ + ": tokens " + std::to_string(from) + " to " + std::to_string(from + n) +
+                    " lie beyond its " + std::to_string(tokens_) + " tokens");
+  }
+  if (!guarded_copy(base_, width_, from, n, out)) {
+    struct stat st {};
+    const std::string now = ::stat(path_.c_str(), &st) == 0 ? std::to_string(st.st_size) + " bytes" : "gone";
+    throw DataError("--data " + path_ + ": the file shrank while it was read (" + std::to_string(bytes_) +
+                    " bytes when opened, " + now + " now; token " + std::to_string(from) + " is no longer there)");
+  }
 }
 
 TokenFile::~TokenFile() {
   if (base_ != nullptr) ::munmap(base_, bytes_);
 }
 
-std::optional<TokenFile::BadToken> TokenFile::first_at_or_above(int64_t vocab) const {
-  for (int64_t i = 0; i < tokens_; ++i) {
-    const int64_t v = at(i);
-    if (v >= vocab) return BadToken{i, v};
+void TokenFile::scan(const std::function<bool(int64_t, const int64_t*, int64_t)>& visit) const {
+  std::vector<int64_t> chunk(std::min<int64_t>(tokens_, 1 << 16));
+  for (int64_t from = 0; from < tokens_; from += static_cast<int64_t>(chunk.size())) {
+    const int64_t n = std::min<int64_t>(static_cast<int64_t>(chunk.size()), tokens_ - from);
+    read(from, n, chunk.data());
+    if (!visit(from, chunk.data(), n)) return;
   }
-  return std::nullopt;
+}
+
+int64_t TokenFile::largest_id() const {
+  int64_t top = 0;
+  scan([&](int64_t, const int64_t* ids, int64_t n) {
+    top = std::max(top, *std::max_element(ids, ids + n));
+    return true;
+  });
+  return top;
+}
+
+std::optional<TokenFile::BadToken> TokenFile::first_at_or_above(int64_t vocab) const {
+  std::optional<BadToken> bad;
+  scan([&](int64_t from, const int64_t* ids, int64_t n) {
+    for (int64_t i = 0; i < n && !bad; ++i) {
+      if (ids[i] >= vocab) bad = BadToken{from + i, ids[i]};
+    }
+    return !bad;
+  });
+  return bad;
 }
 
 void TokenFile::check_vocab(int64_t vocab) const {

@@ -1,5 +1,6 @@
 #include "data/token_source.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -37,10 +38,12 @@ Batch TokenWindowSource::make(int64_t index, StageTimes& times) {
     const int64_t at = offset(rng);
     out.items.push_back(at);
     int64_t* row = id + k * seq;
-    for (int64_t i = 0; i < seq; ++i) row[i] = file_->at(at + i);
+    file_->read(at, seq, row);
     switch (options_.target) {
       case TokenTarget::next_token:
-        for (int64_t i = 0; i < seq; ++i) label[k * seq + i] = file_->at(at + i + 1);
+        // The targets are the window shifted by one: its last id is the one read past the row.
+        std::copy(row + 1, row + seq, label + k * seq);
+        file_->read(at + seq, 1, label + k * seq + seq - 1);
         break;
       case TokenTarget::classify:
         label[k] = row[0] % options_.classes;

@@ -17,6 +17,8 @@ DataInfo make_data_info(const LoaderStats& s, const std::vector<double>& step_s,
   d.loader_threads = s.threads;
   d.skipped_files = s.skipped_files;
   d.first_skipped = s.first_skipped;
+  d.first_skipped_reason = s.first_skipped_reason;
+  d.max_image_pixels = s.max_image_pixels;
   if (!s.transfer.empty()) d.transfer = s.transfer;
   // Capacity: what the threads produce per second of their own work, times the threads. A loader that
   // keeps up spends part of its time blocked on a full queue: its delivered rate is the model's, not

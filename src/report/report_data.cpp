@@ -33,7 +33,8 @@ std::string data_section(const std::vector<ReportRun>& runs) {
       std::string note = consequence(d);
       if (d.skipped_files > 0) {
         note +=
-            fmt::format("{}{} file(s) skipped, first {}", note.empty() ? "" : "; ", d.skipped_files, d.first_skipped);
+            fmt::format("{}{} file(s) skipped, first {}{}", note.empty() ? "" : "; ", d.skipped_files, d.first_skipped,
+                        d.first_skipped_reason.empty() ? "" : " (" + d.first_skipped_reason + ")");
       }
       rows += "<tr>" + cell(run.label) + cell(r.name) + cell(d.source) +
               number_cell(std::to_string(d.loader_threads), d.loader_threads) +

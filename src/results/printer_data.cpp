@@ -26,7 +26,10 @@ std::string data_verdict_line(const Record& r) {
         r.name, format_significant(d.loader_samples_s), unit, threads, format_significant(headroom),
         format_significant(d.model_samples_s), unit, r.device, format_significant(100.0 * d.wait_share));
   }
-  if (d.skipped_files > 0) line += fmt::format("; {} file(s) skipped, first {}", d.skipped_files, d.first_skipped);
+  if (d.skipped_files > 0) {
+    line += fmt::format("; {} file(s) skipped, first {}{}", d.skipped_files, d.first_skipped,
+                        d.first_skipped_reason.empty() ? "" : " (" + d.first_skipped_reason + ")");
+  }
   return line + "\n";
 }
 

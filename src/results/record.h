@@ -54,6 +54,8 @@ struct DataInfo {
   std::string transfer = "float";  // images: float (normalized on the host) | uint8 (normalized on the device)
   int64_t skipped_files = 0;       // corrupt or non-JPEG files skipped
   std::string first_skipped;       // the first one; empty when none
+  std::string first_skipped_reason;  // why it was skipped; empty when none
+  int64_t max_image_pixels = 0;      // images: the pixel limit the loader applied (0: none recorded)
   std::string verdict;             // input-bound | compute-bound
   int threads_needed = 0;          // loader threads the model's rate needs at the measured per-thread rate
 };

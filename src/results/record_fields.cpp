@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/value_rules.h"
 #include "results/fields.h"
 
 namespace trainbench {
@@ -291,6 +292,15 @@ const std::vector<Field<DataInfo>>& data_fields() {
           [](const nlohmann::json& j, D& d) {
             d.first_skipped = detail::get_optional_string_or_none(j, "first_skipped").value_or("");
           }),
+      custom_field<D>(
+          "first_skipped_reason",
+          [](const D& d) -> std::optional<nlohmann::json> {
+            return d.first_skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.first_skipped_reason);
+          },
+          [](const nlohmann::json& j, D& d) {
+            d.first_skipped_reason = detail::get_optional_string_or_none(j, "first_skipped_reason").value_or("");
+          }),
+      detail::member_field<D>("max_image_pixels", &D::max_image_pixels, Since::later).range(0, kImagePixels.hi),
       detail::member_field<D>("verdict", &D::verdict),
       detail::member_field<D>("threads_needed", &D::threads_needed),
   };

@@ -1,9 +1,13 @@
 // Runs one case in a child process of this same binary (core/subprocess: fork + exec) with a
 // wall-clock timeout. The child writes its Record as JSON to fd 3.
 #pragma once
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/subprocess.h"
 #include "results/record.h"
 #include "runner/case.h"
 
@@ -18,12 +22,11 @@ struct ChildOutcome {
   double wall_s = 0.0;
 };
 
-// The absolute path of the running executable (to exec itself).
-std::string self_executable();
-
 // Runs `args` (argv[0] is the executable) in its own process group, reading the record from fd 3.
-// After `timeout_s` (0 = none) the whole group is killed and the outcome is a timeout failure.
-ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s);
+// After `timeout_s` (0 = none) the whole group is killed and the outcome is a timeout failure; when
+// `give_up` answers (CaseChild::give_up) the group is killed and the answer is the failure.
+ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s,
+                       const std::function<std::string(pid_t)>& give_up = {});
 
 // How a case's child runs: the flags after `run-case DESCRIPTOR` (MeasureFlags::child_args and any
 // more), its wall-clock limit (0 = none), and whether it runs under a memory limit: a crash (SIGSEGV,
@@ -33,6 +36,10 @@ struct CaseChild {
   std::vector<std::string> flags;
   double timeout_s = 0.0;
   bool memory_limited = false;
+  // Asked about twice a second while the child runs, with its pid: a non-empty answer ends the case at
+  // once (the child's group is killed) as an error with that answer as its reason. A data-parallel
+  // rank gives up a case that another rank has failed.
+  std::function<std::string(pid_t)> give_up;
 };
 
 // Runs case `c` as `<self> run-case DESCRIPTOR <flags...>` and returns its Record, or an `error`

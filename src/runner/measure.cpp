@@ -10,6 +10,7 @@
 #include <new>
 
 #include "core/device.h"
+#include "data/decode_crop.h"
 #include "data/verdict.h"
 #include "memory/probe.h"
 #include "memory/step_memory.h"
@@ -69,6 +70,7 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     mallopt(M_TOP_PAD, 64 << 20);
   }
   const int threads = configure_threads(c.threads > 0 ? c.threads : s.default_threads);
+  if (s.max_image_pixels > 0) data::set_max_image_pixels(s.max_image_pixels);
   configure_gpu_math(c.device, s.tf32);
   // Start the thread pools (OpenMP, BLAS) before any memory limit: a failed thread creation under
   // RLIMIT_AS would abort the process instead of raising a catchable allocation error.

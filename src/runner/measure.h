@@ -21,6 +21,7 @@ struct ChildSettings {
   bool tune_allocator = true;      // keep freed memory in the heap between steps (see docs/methodology.md)
   bool tf32 = false;               // GPU: let cuBLAS and cuDNN use TF32 for fp32 (--tf32 on)
   int default_threads = 0;         // what threads 0 means (> 0: data-parallel workers share the cores)
+  int64_t max_image_pixels = 0;    // the image loader's pixel limit (0: data::kMaxImagePixels)
 };
 
 // Prepares this process for measuring: allocator tuning, threads, warm thread pools, memory limit,

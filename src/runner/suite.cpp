@@ -282,6 +282,8 @@ SuiteSettings read_settings(const std::string& path, const toml::table& t) {
       s.max_noise_pct = read_number<double>(path, key, node, kNoisePercent);
     else if (key == "timeout")
       s.timeout = read_number<double>(path, key, node, kSeconds);
+    else if (key == "max_image_pixels")
+      s.max_image_pixels = read_number<int64_t>(path, key, node, kImagePixels);
     else if (key == "memory_limit") {
       s.memory_limit = read_scalar<std::string>(path, key, node);
       try {

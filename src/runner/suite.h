@@ -14,6 +14,7 @@ struct SuiteSettings {
   std::optional<long> warmup, min_steps;
   std::optional<double> min_time, max_time, max_noise_pct, timeout;
   std::optional<std::string> memory_limit;
+  std::optional<int64_t> max_image_pixels;
   std::map<std::string, std::string> origin;  // key -> "FILE:LINE: key", for messages about a value set here
 };
 

@@ -2,17 +2,23 @@
 // per-sample shape, train its parameters with the case's optimizer through LossWorkload's step.
 #include "workloads/script.h"
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 #include <torch/version.h>
 
 #include <cctype>
+#include <nlohmann/json.hpp>
 #include <mutex>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
+#include "core/failure.h"
 #include "core/flops.h"
+#include "core/subprocess.h"
 #include "workloads/training.h"
 
 namespace trainbench {
@@ -91,10 +97,16 @@ std::string load_failure(const std::string& path, const std::string& message) {
   return "cannot load TorchScript model '" + path + "': " + message_line(message);
 }
 
-torch::jit::Module load_module(const std::string& path) {
+// A path that names no file: refused before anything reads it. Returns true otherwise.
+bool load_precheck(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw std::invalid_argument("TorchScript model '" + path + "': no such file");
   if (S_ISDIR(st.st_mode)) throw std::invalid_argument("TorchScript model '" + path + "' is a directory, not a file");
+  return true;
+}
+
+torch::jit::Module load_module(const std::string& path) {
+  (void)load_precheck(path);
   try {
     return torch::jit::load(path);
   } catch (const c10::Error& e) {
@@ -175,46 +187,115 @@ std::string output_misfit(const Spec& s, const torch::Tensor& out, int64_t n) {
   return "";
 }
 
-// The checks before anything runs: the file loads, has parameters that train, and its output for
-// two samples fits the target. Throws std::invalid_argument with one line.
-void check_model(const Spec& s) {
-  torch::jit::Module m = load_module(s.file);
+// A module whose parameters can train; throws std::invalid_argument with one line otherwise.
+void check_parameters(const torch::jit::Module& m, const std::string& file) {
   int64_t trainable = 0, total = 0;
   for (const auto& p : m.parameters()) {
     total += p.numel();
     if (p.requires_grad()) trainable += p.numel();
   }
-  if (total == 0) throw std::invalid_argument("TorchScript model '" + s.file + "' has no parameters: nothing to train");
+  if (total == 0) throw std::invalid_argument("TorchScript model '" + file + "' has no parameters: nothing to train");
   if (trainable == 0) {
-    throw std::invalid_argument("TorchScript model '" + s.file + "': none of its " + std::to_string(total) +
+    throw std::invalid_argument("TorchScript model '" + file + "': none of its " + std::to_string(total) +
                                 " parameters requires a gradient: nothing to train");
   }
-  constexpr int64_t n = 2;  // two samples: a batch norm in training mode needs more than one value per channel
-  torch::NoGradGuard no_grad;
-  m.train(true);
-  const torch::Tensor x = draw_input(s, n, torch::kCPU);
-  const torch::Tensor in = s.target.kind == ScriptTarget::Kind::next_token ? x.narrow(1, 0, s.input.shape[0]) : x;
-  c10::IValue out;
+}
+
+// The module's forward of `in`, its own failures as one line naming the file and the input (the
+// model's message, not the interpreter's first line). An allocation failure goes on as it is: it is
+// the case's out-of-memory, not a fault of the file.
+c10::IValue checked_forward(torch::jit::Module& m, const Spec& s, const torch::Tensor& in) {
   try {
-    out = m.forward({in});
-  } catch (const c10::Error& e) {
-    throw std::invalid_argument("TorchScript model '" + s.file + "' fails on input " + shape_str(in.sizes()) + " (" +
-                                s.input.str() + "): " + message_line(e.what_without_backtrace()));
+    return m.forward({in});
   } catch (const std::exception& e) {
+    if (current_failure().out_of_memory) throw;
+    const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
     throw std::invalid_argument("TorchScript model '" + s.file + "' fails on input " + shape_str(in.sizes()) + " (" +
-                                s.input.str() + "): " + message_line(e.what()));
+                                s.input.str() + "): " +
+                                message_line(c10_error ? c10_error->what_without_backtrace() : e.what()));
   }
+}
+
+// `out`, the output for `n` samples, as the one tensor that fits the target; throws
+// std::invalid_argument with one line otherwise.
+torch::Tensor checked_output(const Spec& s, const c10::IValue& out, int64_t n) {
   if (!out.isTensor()) {
     throw std::invalid_argument("TorchScript model '" + s.file + "' returns a " + out.tagKind() +
                                 ", not one tensor (trainbench trains modules whose forward returns a tensor)");
   }
   const std::string misfit = output_misfit(s, out.toTensor(), n);
   if (!misfit.empty()) throw std::invalid_argument("TorchScript model '" + s.file + "': " + misfit);
+  return out.toTensor();
+}
+
+// The checks before anything runs: the file loads, has parameters that train, and its output for
+// two samples fits the target. Throws std::invalid_argument with one line.
+void check_model(const Spec& s) {
+  torch::jit::Module m = load_module(s.file);
+  check_parameters(m, s.file);
+  constexpr int64_t n = 2;  // two samples: a batch norm in training mode needs more than one value per channel
+  torch::NoGradGuard no_grad;
+  m.train(true);
+  const torch::Tensor x = draw_input(s, n, torch::kCPU);
+  const torch::Tensor in = s.target.kind == ScriptTarget::Kind::next_token ? x.narrow(1, 0, s.input.shape[0]) : x;
+  (void)checked_output(s, checked_forward(m, s, in), n);
+}
+
+std::mutex g_place_mu;
+ScriptCheckPlace g_place;
+
+ScriptCheckPlace check_place() {
+  std::lock_guard<std::mutex> lock(g_place_mu);
+  return g_place;
+}
+
+// The check in a child process (ScriptCheckPlace::child_process): "" when the model passes, or may
+// still train (its two samples ran out of memory: each case then reports its own `oom`), else why not.
+std::string check_in_child(const Spec& s, const Params& p, const ScriptCheckPlace& place) {
+  std::vector<std::string> args = {place.executable, "script-check"};
+  if (!place.memory_limit.empty()) args.insert(args.end(), {"--memory-limit", place.memory_limit});
+  args.insert(args.end(), {"--", p.at("file"), p.at("input"), p.at("target"), p.at("vocab")});
+  SpawnSpec spec;
+  spec.args = args;
+  const std::string model = "TorchScript model '" + s.file + "'";
+  Captured c;
+  try {
+    c = run_captured(spec, place.timeout_s);  // no stop: a Ctrl-C reaches this process first
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot check " + model + ": " + e.what());
+  }
+  if (c.timed_out) {
+    return model + ": loading it and its forward of 2 samples did not end within " +
+           (std::ostringstream() << place.timeout_s).str() + " s (--timeout)";
+  }
+  if (!c.result.empty()) {
+    try {
+      const auto j = nlohmann::json::parse(c.result);
+      return j.at("out_of_memory").get<bool>() ? "" : j.at("refusal").get<std::string>();
+    } catch (const std::exception& e) {
+      return model + ": unreadable verdict from its check (" + first_line(e.what()) + ")";
+    }
+  }
+  std::string how;
+  if (WIFSIGNALED(c.status)) {
+    const int sig = WTERMSIG(c.status);
+    // Near an address-space limit some libraries do not survive a failed allocation: out of memory,
+    // which each case measures and reports as its own (runner/child.h says the same of a case).
+    if (!place.memory_limit.empty() && (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT)) return "";
+    how = "crashed trainbench's check (loading it and a forward of 2 samples) with " + signal_name(sig);
+  } else {
+    how = "its check (loading it and a forward of 2 samples) exited with code " +
+          std::to_string(WEXITSTATUS(c.status));
+  }
+  const std::string said = last_nonempty_line(c.err);
+  return model + " " + how + (said.empty() ? "" : ": " + said);
 }
 
 // One check per file (path, size, modification time), input, target and vocab in a process: a plan's
 // product names the same model many times.
-void check_model_once(const Spec& s) {
+void check_model_once(const Spec& s, const Params& p) {
+  const ScriptCheckPlace place = check_place();
+  if (place.kind == ScriptCheckPlace::Kind::case_setup) return;  // the case checks as it builds the workload
   struct stat st {};
   const bool exists = stat(s.file.c_str(), &st) == 0;
   const std::string key = s.file + '\0' + std::to_string(exists ? st.st_size : -1) + '\0' +
@@ -230,10 +311,16 @@ void check_model_once(const Spec& s) {
     }
   }
   std::string why;
-  try {
-    check_model(s);
-  } catch (const std::invalid_argument& e) {
-    why = e.what();
+  if (place.kind == ScriptCheckPlace::Kind::child_process) {
+    // What the child cannot report (a missing file, a folder) is said here, without starting one.
+    (void)load_precheck(s.file);
+    why = check_in_child(s, p, place);
+  } else {
+    try {
+      check_model(s);
+    } catch (const std::invalid_argument& e) {
+      why = e.what();
+    }
   }
   std::lock_guard<std::mutex> lock(mu);
   verdicts[key] = why;
@@ -246,6 +333,7 @@ class ScriptWorkload final : public detail::LossWorkload {
       : LossWorkload(o, s.input.tokens ? "sequences/s" : "images/s"), spec_(s) {
     const torch::Device dev = o.device.torch_device();
     module_ = load_module(s.file);
+    check_parameters(module_, s.file);
     module_.to(dev);
     std::vector<torch::Tensor> trainable, state;
     for (const auto& p : module_.parameters()) {
@@ -276,7 +364,7 @@ class ScriptWorkload final : public detail::LossWorkload {
     torch::Tensor sample_out;
     const StepFlops some = count_step_flops([&] {
       torch::AutoGradMode grad(true);
-      sample_out = forward_on(input_.narrow(0, 0, n));
+      sample_out = checked_output(spec_, checked_forward(module_, spec_, input_.narrow(0, 0, n)), n);
     });
     if (s.target.kind == ScriptTarget::Kind::mse) {
       // A fixed regression target of the output's shape for the whole batch.
@@ -319,6 +407,26 @@ class ScriptWorkload final : public detail::LossWorkload {
 };
 
 }  // namespace
+
+void set_script_check_place(const ScriptCheckPlace& place) {
+  std::lock_guard<std::mutex> lock(g_place_mu);
+  g_place = place;
+}
+
+std::string script_check_here(const Params& params, bool* out_of_memory) {
+  *out_of_memory = false;
+  const std::string file = params.count("file") ? params.at("file") : "";
+  try {
+    check_model(spec_of(params));
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  } catch (...) {
+    const Failure f = current_failure();
+    *out_of_memory = f.out_of_memory;
+    return "TorchScript model '" + file + "': " + f.line;
+  }
+}
 
 std::string ScriptInput::str() const {
   if (tokens) return "tokens:" + std::to_string(shape.at(0));
@@ -410,7 +518,7 @@ WorkloadInfo script_workload_info() {
        [](const std::string& v) { (void)parse_script_target(v); }},
       {"vocab", "0", "token ids are drawn below this (0: V of next-token:V)", int_in_range(0, kMaxDim)},
   };
-  w.check_together = [](const Params& p) { check_model_once(spec_of(p)); };
+  w.check_together = [](const Params& p) { check_model_once(spec_of(p), p); };
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> {
     return std::make_unique<ScriptWorkload>(o, spec_of(o.params));
   };

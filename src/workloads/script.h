@@ -8,6 +8,8 @@
 //   vocab=V          token inputs with a classes or mse target (next-token:V gives it otherwise)
 // A file that is missing or unloadable, saved by a newer PyTorch, without parameters, or whose output
 // does not fit the target is refused when the case is validated (runner/plan.cpp), before anything runs.
+// That check runs the user's code, so a command's main process never runs it itself: see
+// ScriptCheckPlace.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -36,6 +38,27 @@ struct ScriptTarget {
 ScriptTarget parse_script_target(const std::string& text);
 
 WorkloadInfo script_workload_info();
+
+// Where the check of a TorchScript file runs (it loads the file, counts its parameters, runs a forward
+// of two samples and fits the output to the target: the user's code, which may crash, hang or allocate
+// without end).
+struct ScriptCheckPlace {
+  enum class Kind {
+    this_process,   // here: the library's default, for code that builds workloads directly (tests)
+    child_process,  // in `EXECUTABLE script-check ...`, killed after timeout_s (0: never), under the
+                    // memory limit: what the commands set from --timeout and --memory-limit
+    case_setup,     // not at validation: a case's child (run-case) checks while it builds the workload,
+                    // under the case's limits, and a refusal is that case's error
+  } kind = Kind::this_process;
+  std::string executable;    // child_process: the trainbench binary
+  double timeout_s = 0.0;    // child_process
+  std::string memory_limit;  // child_process: as --memory-limit takes it ("4G"); empty: none
+};
+void set_script_check_place(const ScriptCheckPlace& place);
+
+// The check itself, in this process, for `trainbench script-check`: "" when the model passes, else
+// the one-line reason; *out_of_memory says whether that reason is an allocation failure.
+std::string script_check_here(const Params& params, bool* out_of_memory);
 
 // The name of the workload that runs TorchScript files.
 inline constexpr char kScriptModel[] = "script";
