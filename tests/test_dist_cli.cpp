@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "cli_util.h"
 #include "results/results_file.h"
@@ -97,24 +98,37 @@ std::vector<pid_t> children_with_env(pid_t parent, const std::string& var) {
   return found;
 }
 
-TEST(DistCli, KilledWorkerStopsTheOthersWithOneClearLine) {
-  const fs::path dir = temp_dir("dist", "kill");
-  const std::string err_path = (dir / "stderr.txt").string();
-  const pid_t launcher = fork();
-  ASSERT_GE(launcher, 0);
-  if (launcher == 0) {
+// Starts `trainbench launch ...` (`args` after the program) with stdin and stdout on /dev/null and
+// stderr in `err_path`; returns its pid.
+pid_t start_launch(const std::string& err_path, std::vector<std::string> args) {
+  args.insert(args.begin(), TRAINBENCH_EXE);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
     const int null_fd = open("/dev/null", O_RDWR);
     const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(null_fd, 0);
     dup2(null_fd, 1);
     dup2(err_fd, 2);
-    const std::string out = (dir / "r.json").string();
-    execl(TRAINBENCH_EXE, TRAINBENCH_EXE, "launch", "--nproc", "2", "--grace", "5", "--", "run", "--model", "convnet",
-          "--set", "channels=4", "--set", "depth=1", "--set", "image=8", "--batch", "2", "--dist", "--no-baseline",
-          "--dist-timeout", "20", "--warmup", "1", "--min-time", "60", "--max-time", "120", "-o", out.c_str(),
-          static_cast<char*>(nullptr));
+    execv(TRAINBENCH_EXE, argv.data());
     _exit(127);
   }
+  return pid;
+}
+
+TEST(DistCli, KilledWorkerStopsTheOthersWithOneClearLine) {
+  const fs::path dir = temp_dir("dist", "kill");
+  const std::string err_path = (dir / "stderr.txt").string();
+  const std::string out = (dir / "r.json").string();
+  // clang-format off
+  const pid_t launcher = start_launch(err_path, {
+      "launch", "--nproc", "2", "--grace", "5", "--", "run", "--model", "convnet", "--set", "channels=4", "--set",
+      "depth=1", "--set", "image=8", "--batch", "2", "--dist", "--no-baseline", "--dist-timeout", "20", "--warmup",
+      "1", "--min-time", "60", "--max-time", "120", "-o", out});
+  // clang-format on
+  ASSERT_GE(launcher, 0);
   // Wait until rank 1's worker is up and measuring, then kill it as a crash would.
   std::vector<pid_t> rank1;
   const auto start = std::chrono::steady_clock::now();
@@ -159,20 +173,13 @@ TEST(DistCli, AStalledRankEndsItsCaseOnEveryRankAndTheNextCaseRuns) {
   const fs::path dir = temp_dir("dist", "stall");
   const std::string err_path = (dir / "stderr.txt").string();
   const std::string out = (dir / "r.json").string();
-  const pid_t launcher = fork();
+  // clang-format off
+  const pid_t launcher = start_launch(err_path, {
+      "launch", "--nproc", "2", "--grace", "5", "--", "run", "--model", "convnet", "--set", "channels=4", "--set",
+      "depth=1", "--set", "image=8", "--batch", "2,3,4", "--dist", "--no-baseline", "--dist-timeout", "5",
+      "--warmup", "1", "--min-steps", "3", "--min-time", "2", "--max-time", "3", "--max-noise", "100", "-o", out});
+  // clang-format on
   ASSERT_GE(launcher, 0);
-  if (launcher == 0) {
-    const int null_fd = open("/dev/null", O_RDWR);
-    const int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(null_fd, 0);
-    dup2(null_fd, 1);
-    dup2(err_fd, 2);
-    execl(TRAINBENCH_EXE, TRAINBENCH_EXE, "launch", "--nproc", "2", "--grace", "5", "--", "run", "--model", "convnet",
-          "--set", "channels=4", "--set", "depth=1", "--set", "image=8", "--batch", "2,3,4", "--dist", "--no-baseline",
-          "--dist-timeout", "5", "--warmup", "1", "--min-steps", "3", "--min-time", "2", "--max-time", "3",
-          "--max-noise", "100", "-o", out.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Rank 1's runner, then its case child once case 2 has started.
   std::vector<pid_t> child;
   const auto start = std::chrono::steady_clock::now();
