@@ -97,16 +97,15 @@ std::string load_failure(const std::string& path, const std::string& message) {
   return "cannot load TorchScript model '" + path + "': " + message_line(message);
 }
 
-// A path that names no file: refused before anything reads it. Returns true otherwise.
-bool load_precheck(const std::string& path) {
+// A path that names no file (missing, a folder): refused before anything reads it.
+void load_precheck(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw std::invalid_argument("TorchScript model '" + path + "': no such file");
   if (S_ISDIR(st.st_mode)) throw std::invalid_argument("TorchScript model '" + path + "' is a directory, not a file");
-  return true;
 }
 
 torch::jit::Module load_module(const std::string& path) {
-  (void)load_precheck(path);
+  load_precheck(path);
   try {
     return torch::jit::load(path);
   } catch (const c10::Error& e) {
@@ -313,7 +312,7 @@ void check_model_once(const Spec& s, const Params& p) {
   std::string why;
   if (place.kind == ScriptCheckPlace::Kind::child_process) {
     // What the child cannot report (a missing file, a folder) is said here, without starting one.
-    (void)load_precheck(s.file);
+    load_precheck(s.file);
     why = check_in_child(s, p, place);
   } else {
     try {
