@@ -11,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_util.h"
 #include "results/journal.h"
 #include "results/results_file.h"
@@ -149,6 +151,61 @@ TEST(Cli, KilledRunKeepsItsJournalAndResumeRunsOnlyTheRest) {
   // The first case was not measured again: its samples are the journal's (a run of at least 1 s).
   EXPECT_EQ(f.benchmarks[0].samples_s, j.records[0].samples_s);
   for (const auto& b : f.benchmarks) EXPECT_EQ(b.status, Status::ok) << b.name << ": " << b.error;
+}
+
+// A journal that cannot take a case (a full disk: here a file-size limit, RLIMIT_FSIZE, set just above
+// the journal's header so that its first record does not fit; SIGXFSZ ignored so that the write fails
+// with EFBIG as one to a full disk fails with ENOSPC) loses nothing measured: every case is printed, the
+// sweep goes on, the reason is named once, and the journal is left ending cleanly for --resume. The
+// results file does not fit either: one line says so and where the cases are.
+TEST(Cli, AJournalThatCannotBeWrittenLosesNoMeasuredCase) {
+  const fs::path dir = temp_dir("cli", "journalfull");
+  const std::string cases = "run --case mobilenet_v2:b1:fp32:nchw:cpu --case mobilenet_v2:b2:fp32:nchw:cpu" + kFast;
+  // The size of the journal's header and of a record, from a run without a limit: the header is
+  // written before the first case starts, and read here while the run goes on.
+  const fs::path sized = dir / "sizes.json", sized_journal = dir / "sizes.json.journal";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string cmd =
+        std::string("exec ") + TRAINBENCH_EXE + " " + cases + " -o " + sized.string() + " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  size_t header_bytes = 0;
+  for (int i = 0; i < 3000 && header_bytes == 0; ++i) {
+    std::ifstream in(sized_journal);
+    std::string line;
+    if (std::getline(in, line) && !in.eof()) header_bytes = line.size() + 1;  // a whole line, newline included
+    if (header_bytes == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_GT(header_bytes, 0u) << "the journal's header was not seen";
+  const ResultsFile sizes = read_results(sized.string());
+  const size_t record_bytes = to_json(sizes.benchmarks.at(0)).dump().size();
+  // The limit lets the header in (with room for a context a few bytes longer) and keeps the first
+  // record out; the results file, the context and both records, is over it too.
+  const size_t limit = header_bytes + record_bytes / 2;
+  const fs::path out = dir / "r.json";
+  const int code = shell("cd " + dir.string() + " && sh -c \"trap '' XFSZ; exec prlimit --fsize=" +
+                         std::to_string(limit) + " " + TRAINBENCH_EXE + " " + cases + " -o " + out.string() +
+                         "\" > stdout.txt 2> stderr.txt < /dev/null");
+  const std::string said_out = slurp(dir / "stdout.txt"), said_err = slurp(dir / "stderr.txt");
+  EXPECT_EQ(code, 1) << said_err;
+  // Both cases were measured and printed, the second after the journal failed.
+  EXPECT_NE(said_out.find("mobilenet_v2"), std::string::npos) << said_out;
+  const std::string reason = "cannot write journal: File too large";
+  ASSERT_NE(said_err.find(reason), std::string::npos) << said_err;
+  EXPECT_EQ(said_err.find(reason), said_err.rfind(reason)) << "named once: " << said_err;
+  EXPECT_NE(said_err.find("the 2 case(s) measured are in the table above"), std::string::npos) << said_err;
+  EXPECT_FALSE(fs::exists(out));
+  // The journal ends cleanly: its header, and no part of a record.
+  const JournalContents j = read_journal((dir / "r.json.journal").string());
+  EXPECT_TRUE(j.context.has_value());
+  EXPECT_TRUE(j.records.empty());
+  fs::remove_all(dir);
 }
 
 // `list` keeps its counts in $TRAINBENCH_CACHE_DIR: a scratch one per test, not the user's.

@@ -242,3 +242,57 @@ TEST(DataCli, ATokenFileTruncatedWhileReadEndsWithOneLineAndKeepsItsRows) {
 
 }  // namespace
 }  // namespace trainbench
+
+namespace trainbench {
+namespace {
+
+// The loader's memory is the loader's. mobilenet_v2 at batch 2 on 224x224 float images: one batch is
+// 2 x 3 x 224 x 224 x 4 bytes of pixels and 2 x 8 of labels. With 32 loader threads the prefetch queue
+// holds 2 x 32 such batches, and 32 thread stacks (8 MiB each by default) come with them; none of it is
+// the model's.
+// So the model's figures (input batch, tensor peak, activations per sample, the address space grown)
+// are those of 1 thread, the loader's own are recorded apart, and a --memory-limit that 1 thread fits
+// in with 128 MiB to spare is no `oom` at 32 threads (the loader alone takes over 300 MB there).
+TEST(DataCli, TheLoadersQueueAndThreadsAreNotTheModelsMemory) {
+  const fs::path dir = temp_dir("datacli", "loadermem");
+  const fs::path photos = dir / "photos";
+  ASSERT_EQ(run_trainbench("make-data " + photos.string() + " --images 16 --classes 2", dir).code, 0);
+  auto run_with = [&](int threads, const std::string& extra) {
+    const fs::path out = dir / ("r" + std::to_string(threads) + "_" + std::to_string(extra.size()) + ".json");
+    const CmdResult r = run_trainbench("run --model mobilenet_v2 --batch 2 --device cpu --threads 1 --data " +
+                                           photos.string() + " --loader-threads " + std::to_string(threads) + extra +
+                                           kFast + " -o " + out.string(),
+                                       dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return read_results(out.string()).benchmarks.at(0);
+  };
+  const Record one = run_with(1, "");
+  const Record many = run_with(32, "");
+  ASSERT_EQ(one.status, Status::ok) << one.error;
+  ASSERT_EQ(many.status, Status::ok) << many.error;
+  ASSERT_TRUE(one.memory && many.memory);
+  const MemoryInfo &a = *one.memory, &b = *many.memory;
+  const int64_t batch_bytes = 2 * 3 * 224 * 224 * 4 + 2 * 8;
+  // The model holds one batch, whatever the loader's threads.
+  EXPECT_EQ(a.inputs_bytes, batch_bytes);
+  EXPECT_EQ(b.inputs_bytes, batch_bytes);
+  EXPECT_NEAR(static_cast<double>(b.peak_bytes), static_cast<double>(a.peak_bytes), 0.01 * a.peak_bytes);
+  EXPECT_NEAR(b.activations_bytes_per_sample, a.activations_bytes_per_sample, 0.01 * a.activations_bytes_per_sample);
+  // The loader's: its queue of 2 batches per thread (and those in the making), and its address space.
+  EXPECT_GE(a.loader_peak_bytes, 2 * batch_bytes);
+  EXPECT_GE(b.loader_peak_bytes, 64 * batch_bytes);
+  EXPECT_GE(b.loader_address_space_bytes, 64 * batch_bytes);  // and 32 thread stacks
+  EXPECT_GT(b.loader_address_space_bytes, a.loader_address_space_bytes);
+  // The address space the model grew: within 32 MiB of each other, where the loader's is 300 MB more.
+  EXPECT_NEAR(static_cast<double>(b.footprint_peak_bytes), static_cast<double>(a.footprint_peak_bytes),
+              32.0 * (1 << 20));
+  const std::string limit = " --memory-limit " + std::to_string((a.footprint_peak_bytes >> 20) + 128) + "M";
+  const Record limited = run_with(32, limit);
+  EXPECT_EQ(limited.status, Status::ok) << limited.error;
+  ASSERT_TRUE(limited.memory);
+  EXPECT_EQ(limited.memory->inputs_bytes, batch_bytes);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace trainbench

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "memory/counting_allocator.h"
+#include "core/counting_allocator.h"
 #include "models/registry.h"
 
 namespace trainbench {

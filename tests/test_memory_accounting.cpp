@@ -18,7 +18,7 @@
 
 #include "cli_util.h"
 #include "core/value_rules.h"
-#include "memory/counting_allocator.h"
+#include "core/counting_allocator.h"
 #include "memory/fit.h"
 #include "results/results_file.h"
 #include "results/number_format.h"
@@ -93,6 +93,45 @@ TEST(CountingAllocator, ManyThreadsAllocatingAtOnceKeepExactCounts) {
   EXPECT_EQ(seen_while_all_hold.load() - before, int64_t{kThreads} * kHeld * kBytes);
   EXPECT_EQ(counter.current_bytes(), before);
   EXPECT_GE(counter.peak_bytes() - before, int64_t{kThreads} * kHeld * kBytes);
+}
+
+// A loader thread's tensors are the loader's until the model takes them: 1000 floats (4000 bytes) made
+// under ScopedMemoryOwner(loader) move the loader's count and not the model's; a hand-over moves them
+// across once; freed, they leave the count they are in. 6000 bytes made by the model's thread stay the
+// model's, and a hand-over of them moves nothing.
+TEST(CountingAllocator, TheLoadersTensorsAreCountedApartUntilHandedOver) {
+  memory::CountingAllocator& counter = memory::install_counting_allocator();
+  counter.reset_peak();
+  const int64_t model_before = counter.current_bytes(), loader_before = counter.loader_current_bytes();
+  torch::Tensor batch;
+  std::thread loader([&] {
+    const memory::ScopedMemoryOwner loaders(memory::MemoryOwner::loader);
+    batch = torch::empty({1000}, torch::kFloat);
+  });
+  loader.join();
+  EXPECT_EQ(counter.loader_current_bytes() - loader_before, 4000);
+  EXPECT_EQ(counter.current_bytes() - model_before, 0);
+  EXPECT_EQ(counter.loader_peak_bytes() - loader_before, 4000);
+  const auto own = torch::empty({1500}, torch::kFloat);  // this thread: the model's
+  EXPECT_EQ(counter.current_bytes() - model_before, 6000);
+  EXPECT_EQ(counter.hand_over_to_model(own.storage().data_ptr()), 0);
+  EXPECT_EQ(counter.hand_over_to_model(batch.storage().data_ptr()), 4000);
+  EXPECT_EQ(counter.hand_over_to_model(batch.storage().data_ptr()), 0);  // once
+  EXPECT_EQ(counter.loader_current_bytes() - loader_before, 0);
+  EXPECT_EQ(counter.current_bytes() - model_before, 10000);
+  EXPECT_EQ(counter.peak_bytes() - model_before, 10000);
+  batch = torch::Tensor();
+  EXPECT_EQ(counter.current_bytes() - model_before, 6000);
+  // A loader tensor freed where it was made leaves the loader's count.
+  std::thread again([&] {
+    const memory::ScopedMemoryOwner loaders(memory::MemoryOwner::loader);
+    const auto t = torch::empty({250}, torch::kDouble);  // 2000 bytes
+    EXPECT_EQ(counter.loader_current_bytes() - loader_before, 2000);
+  });
+  again.join();
+  EXPECT_EQ(counter.loader_current_bytes() - loader_before, 0);
+  EXPECT_EQ(counter.loader_peak_bytes() - loader_before, 4000);
+  EXPECT_EQ(memory::thread_memory_owner(), memory::MemoryOwner::model);
 }
 
 // A two-layer perceptron, 8 -> 16 -> 4, trained on a synthetic batch with cross-entropy.

@@ -409,6 +409,27 @@ TEST(ScriptUserCode, TheModelsOwnErrorReachesTheUser) {
   EXPECT_TRUE(refused(r, {"fails on input [2, 3, 8, 8] (3x8x8): ", "boom from forward"}));
 }
 
+// explain times the layers in a child of its own (`explain-layers`), not in its process, and under the
+// step's --timeout: tiny_conv's 3 layers, each phase timed for at least 4 s (--op-time), need over 24 s,
+// so a --timeout of 8 s, which the whole step keeps within, ends them. The step stays in the results
+// file. (Before, the layers were timed in explain's own process with no time limit: exit 0 after 24 s.)
+TEST(ScriptUserCode, ExplainTimesTheLayersInAChildUnderTheTimeout) {
+  const auto dir = temp_dir("torchscript", "explainchild");
+  const auto out = dir / "ex.json";
+  const CmdResult r = run_trainbench("explain --model " + kConv +
+                                         " --input 3x8x8 --target classes:5 --batch 2 --threads 1 --op-time 4"
+                                         " --timeout 8 --warmup 1 --min-time 0 --min-steps 2 --max-time 1 -o " +
+                                         out.string(),
+                                     dir, RunWith{"", 120});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find(": timing its layers did not end within 8 s (--timeout)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[layer 1 of 3]"), std::string::npos) << r.err;  // the child's progress, shown here
+  const ResultsFile f = read_results(out.string());
+  ASSERT_EQ(f.benchmarks.size(), 1u);
+  EXPECT_TRUE(f.benchmarks[0].ok()) << f.benchmarks[0].error;
+  EXPECT_FALSE(f.explain.has_value());
+}
+
 // A forward that fills 4 GiB per sample, under a 6 GB process limit (ulimit -v) and --memory-limit 1G:
 // its check ran in the main process and allocated 8 GiB there, so the limit ended the command with
 // exit 2. Now the check runs out of memory in its child, which is no fault of the file, and the case

@@ -1,20 +1,106 @@
 // `trainbench explain`: measures a model's whole training step (in its own child, as `run` does), then
-// times each of its layers alone, attributes the step to them and flags the slow ones.
+// times each of its layers alone (in a second child, `explain-layers`), attributes the step to them and
+// flags the slow ones. Neither the model's code nor its layers run in this process.
 #include <fmt/format.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/subprocess.h"
 #include "ops/explain.h"
 #include "ops/peak.h"
 #include "results/printer_ops.h"
 #include "results/results_file.h"
 #include "runner/child.h"
+#include "runner/measure.h"
 #include "runner/plan.h"
 
 namespace trainbench::cli {
+
+namespace {
+
+bool is_progress(const std::string& line) { return line.rfind("[layer ", 0) == 0 || line.rfind("[alternative] ", 0) == 0; }
+
+// The layers of case `c`, timed by `explain-layers` on the step kept in `results_path`, under the
+// step's --timeout and measurement flags. Its progress lines are shown as they come (on a terminal, one
+// line rewritten); anything else it says passes through, but its own error line, which the error
+// thrown here repeats. Sets *interrupted (and returns nothing) on Ctrl-C.
+Explanation explain_in_child(const Case& c, const std::string& results_path, const ExplainOptions& o, bool* interrupted) {
+  SpawnSpec spec;
+  spec.args = {self_executable(), "explain-layers", results_path, "--op-time", fmt::format("{}", o.op_min_time_s)};
+  if (o.no_alternatives) spec.args.push_back("--no-alternatives");
+  for (const std::string& a : o.measure.child_args()) spec.args.push_back(a);
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  std::string pending;
+  const auto show = [&](const std::string& bytes) {
+    pending += bytes;
+    for (size_t nl = pending.find('\n'); nl != std::string::npos; nl = pending.find('\n')) {
+      const std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      if (is_progress(line)) {
+        std::cerr << (tty ? "\r\033[K" + line : line + "\n") << std::flush;
+      } else if (line.rfind("trainbench: error: ", 0) != 0) {
+        std::cerr << (tty ? "\r\033[K" : "") << line << "\n" << std::flush;
+      }
+    }
+  };
+  const Captured done = run_captured(spec, o.measure.timeout_s, [](pid_t) { return interrupt_requested(); }, show);
+  if (tty) std::cerr << "\r\033[K" << std::flush;
+  if (interrupt_requested()) {
+    *interrupted = true;
+    return {};
+  }
+  const std::string what = c.descriptor() + ": timing its layers";
+  if (done.timed_out) {
+    throw std::runtime_error(fmt::format("{} did not end within {} s (--timeout)", what, o.measure.timeout_s));
+  }
+  if (!done.result.empty()) {
+    try {
+      return explanation_from_json(nlohmann::json::parse(done.result));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(what + ": unreadable result (" + first_line(e.what()) + ")");
+    }
+  }
+  std::string said = last_nonempty_line(done.err);
+  if (said.rfind("trainbench: error: ", 0) == 0) said = said.substr(19);
+  const std::string how = WIFSIGNALED(done.status) ? "crashed with " + signal_name(WTERMSIG(done.status))
+                                                   : "exited with code " + std::to_string(WEXITSTATUS(done.status));
+  throw std::runtime_error(what + " " + how + (said.empty() ? "" : ": " + said));
+}
+
+}  // namespace
+
+int cmd_explain_layers(const ExplainLayersOptions& o) {
+  const ResultsFile from = read_results(o.from);
+  if (from.benchmarks.size() != 1) throw InputError(o.from + ": explain-layers needs the one record of a whole step");
+  const Record& step = from.benchmarks.front();
+  Case c;
+  try {
+    c = parse_case(step.name);
+  } catch (const DescriptorError& e) {
+    throw InputError(e.what());
+  }
+  validate_case(c);
+  // Threads, allocator and memory limit as the whole step's child had them: the layers are compared with it.
+  prepare_child_process(c, o.measure.resolve());
+  ExplainSettings s;
+  s.c = c;
+  s.op_measure = default_op_measure();
+  s.op_measure.min_time_s = o.op_min_time_s;
+  s.peak_gflops = from.context.peak ? from.context.peak->peak_for(c.precision) : NAN;
+  s.try_alternatives = !o.no_alternatives;
+  const Explanation e = explain_case(s, step, [](size_t i, size_t n, const std::string& what) {
+    std::cerr << (i < n ? fmt::format("[layer {} of {}] {}", i + 1, n, what) : "[alternative] " + what) << "\n"
+              << std::flush;
+  });
+  return detail::write_all_and_sync(o.result_fd, to_json(e).dump() + "\n") ? kExitOk : kExitFailure;
+}
 
 int cmd_explain(ExplainOptions o) {
   Sweep sweep;
@@ -61,20 +147,8 @@ int cmd_explain(ExplainOptions o) {
     return kExitFailure;
   }
 
-  ExplainSettings s;
-  s.c = c;
-  s.op_measure = default_op_measure();
-  s.op_measure.min_time_s = o.op_min_time_s;
-  s.peak_gflops = results.context.peak ? results.context.peak->peak_for(c.precision) : NAN;
-  s.try_alternatives = !o.no_alternatives;
-  // The layers are timed with the allocator setting the whole step ran with: they are compared with it.
-  prepare_in_process(c.device, c.threads, !o.measure.system_allocator);
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  results.explain = explain_case(s, step, [&](size_t i, size_t n, const std::string& what) {
-    const std::string line = i < n ? fmt::format("[layer {} of {}] {}", i + 1, n, what) : "[alternative] " + what;
-    std::cerr << (tty ? "\r\033[K" + line : line + "\n") << std::flush;
-  });
-  if (tty) std::cerr << "\r\033[K" << std::flush;
+  results.explain = explain_in_child(c, output, o, &interrupted);
+  if (interrupted) return interrupt_exit_code();
   write_results_atomic(output, results);
   std::cout << (o.format == "json" ? results_to_string(results) : print_explanation(*results.explain));
   std::cerr << "results: " << output << "\n";

@@ -246,6 +246,23 @@ Command add_run_case(CLI::App& app) {
           }};
 }
 
+Command add_explain_layers(CLI::App& app) {
+  auto o = std::make_shared<ExplainLayersOptions>();
+  CLI::App* sub = app.add_subcommand("explain-layers", "Internal: time explain's layers in this process");
+  sub->group("");  // hidden from --help
+  sub->add_option("from", o->from)->required();
+  sub->add_option("--op-time", o->op_min_time_s)->check(rule(kSeconds));
+  sub->add_flag("--no-alternatives", o->no_alternatives);
+  sub->add_option("--result-fd", o->result_fd);
+  o->measure.add_to(*sub);
+  return {sub, [o] {
+            ScriptCheckPlace place;  // this process is the census's own: it checks a TorchScript file as it builds it
+            place.kind = ScriptCheckPlace::Kind::case_setup;
+            set_script_check_place(place);
+            return cmd_explain_layers(*o);
+          }};
+}
+
 Command add_script_check(CLI::App& app) {
   auto o = std::make_shared<ScriptCheckOptions>();
   CLI::App* sub = app.add_subcommand("script-check", "Internal: check a TorchScript file in this process");
@@ -265,7 +282,7 @@ Command add_script_check(CLI::App& app) {
 std::vector<Command> add_commands(CLI::App& app) {
   return {add_list(app),     add_run(app),     add_data(app),    add_make_data(app), add_launch(app),
           add_maxbatch(app), add_memory(app),  add_compare(app), add_report(app),    add_op(app),
-          add_peak(app),     add_explain(app), add_run_case(app),  add_script_check(app)};
+          add_peak(app),     add_explain(app), add_run_case(app),  add_script_check(app), add_explain_layers(app)};
 }
 
 }  // namespace trainbench::cli

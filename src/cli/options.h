@@ -208,6 +208,18 @@ struct RunCaseOptions {
   std::string dist_key = "0";  // the case's key in rank 0's store
 };
 
+// Hidden `explain-layers FILE`: the child side of explain. FILE is explain's results file holding the
+// whole step's record (its name is the case's descriptor) and the context's cached peak; the layers'
+// Explanation goes to --result-fd as JSON. Runs under the case's measurement flags (threads, allocator,
+// --memory-limit) as the step's child did.
+struct ExplainLayersOptions {
+  std::string from;
+  double op_min_time_s = 0.2;
+  bool no_alternatives = false;
+  int result_fd = 3;
+  MeasureFlags measure;
+};
+
 // Hidden `script-check [--memory-limit SIZE] -- FILE INPUT TARGET VOCAB`: the check of a TorchScript
 // file (workloads/script.h), in a child process of the command that needs it.
 struct ScriptCheckOptions {
@@ -311,6 +323,7 @@ int cmd_explain(ExplainOptions o);
 void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const RunCaseOptions& o);
 int cmd_script_check(const ScriptCheckOptions& o);
+int cmd_explain_layers(const ExplainLayersOptions& o);
 int cmd_launch(const LaunchFlags& o);
 int cmd_data(const DataOptions& o);
 int cmd_make_data(const MakeDataOptions& o);

@@ -182,15 +182,27 @@ Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags
   Swept out;
   out.start = std::chrono::steady_clock::now();
   const CaseChild child = measure.case_child();
+  bool journal_ok = true;
   for (size_t i = 0; i < todo.size(); ++i) {
     const Case& c = todo[i];
     observer.case_starting(i, todo.size(), c, plan.auto_batch.count(c.descriptor()) > 0);
     Record r = measure_case(i, c, plan, measure, child, &out.interrupted);
     if (out.interrupted) break;
     add_percent_of_peak(r, context);
-    journal.append(r);
+    // Shown and kept before the journal is written: a journal that cannot take it (a full disk) loses
+    // nothing measured. The sweep goes on without the journal, and the results file gets every case.
     observer.case_finished(r);
     out.fresh.push_back(std::move(r));
+    if (journal_ok) {
+      try {
+        journal.append(out.fresh.back());
+      } catch (const ResultsError& e) {
+        journal_ok = false;
+        std::cerr << "trainbench: warning: " << e.what()
+                  << "; the run goes on and its results file will hold every case, but a kill before its end "
+                     "loses those not in the journal\n";
+      }
+    }
   }
   observer.sweep_ended();
   return out;
@@ -200,7 +212,13 @@ int write_run(const RunOptions& o, const RunPlan& plan, const Context& context, 
               Journal& journal, Reporter& reporter) {
   const size_t fresh = swept.fresh.size(), todo = resumed.todo.size();
   const ResultsFile results = in_plan_order(plan.cases, context, resumed.done, swept.fresh);
-  write_results_atomic(o.output, results);
+  try {
+    write_results_atomic(o.output, results);
+  } catch (const ResultsError& e) {
+    // The journal stays as it is: what it holds can still be resumed from once there is room.
+    throw ResultsError(fmt::format("{}; the {} case(s) measured are in the table above, and {} holds those it took",
+                                   e.what(), fresh, journal.path()));
+  }
   if (!o.report.empty()) report_after_run(o.output, o.report);
 
   const double total = seconds_since(swept.start);

@@ -1,9 +1,10 @@
 #include "core/failure.h"
 
 #include <c10/util/Exception.h>
-#include <sys/resource.h>
 
 #include <new>
+
+#include "core/address_space.h"
 
 namespace trainbench {
 
@@ -30,9 +31,7 @@ namespace {
 // --memory-limit case, where allocations fail by design) it is taken as out of memory; without one
 // it stays an error.
 bool onednn_out_of_memory(const std::string& what) {
-  if (what.find("could not create a primitive") == std::string::npos) return false;
-  struct rlimit lim {};
-  return getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY;
+  return what.find("could not create a primitive") != std::string::npos && address_space_limited();
 }
 
 }  // namespace

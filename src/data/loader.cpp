@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/counting_allocator.h"
+
 namespace trainbench::data {
 
 int default_loader_threads(bool gpu_case) {
@@ -29,6 +31,7 @@ Loader::~Loader() {
 
 void Loader::work() {
   using Clock = std::chrono::steady_clock;
+  const memory::ScopedMemoryOwner loaders(memory::MemoryOwner::loader);
   while (true) {
     int64_t index = 0;
     {
@@ -89,7 +92,17 @@ Batch Loader::next() {
   ++next_deliver_;
   lock.unlock();
   space_.notify_one();
+  if (memory::CountingAllocator* counter = memory::counting_allocator()) {
+    for (const torch::Tensor& t : b.tensors) {
+      if (t.defined() && t.has_storage()) counter->hand_over_to_model(t.storage().data_ptr());
+    }
+  }
   return b;
+}
+
+void Loader::wait_full() {
+  std::unique_lock<std::mutex> lock(mu_);
+  ready_.wait(lock, [&] { return queue_.size() >= capacity_ || error_; });
 }
 
 LoaderStats Loader::stats() const {

@@ -57,8 +57,13 @@ class Loader {
   Loader& operator=(const Loader&) = delete;
 
   // The next batch in index order; blocks until it is ready. Rethrows the error a source threw (a
-  // failed batch never arrives, so the batches after it are not handed over either).
+  // failed batch never arrives, so the batches after it are not handed over either). Its tensors,
+  // counted as the loader's while they were made and queued (core/counting_allocator.h), become the
+  // model's here.
   Batch next();
+  // Blocks until the queue holds its full `prefetch` batches (or a source threw): the loader's memory
+  // at its fullest, for LoaderRoom (core/address_space.h) to read.
+  void wait_full();
   LoaderStats stats() const;
   int threads() const { return static_cast<int>(workers_.size()); }
 

@@ -1,40 +1,18 @@
 #include "memory/probe.h"
 
 #include <sys/resource.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <string>
 
-#include "memory/counting_allocator.h"
+#include "core/address_space.h"
+#include "core/counting_allocator.h"
 
 namespace trainbench::memory {
 namespace {
 
 std::atomic<int64_t> g_case_start_address_space{-1};
-
-int64_t address_space_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t pages = 0;
-  statm >> pages;
-  return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
-}
-
-// VmPeak: the largest the address space has been, which is what RLIMIT_AS refuses to exceed.
-int64_t peak_address_space_bytes() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmPeak:") {
-      int64_t kb = 0;
-      status >> kb;
-      return kb * 1024;
-    }
-    status.ignore(1 << 20, '\n');
-  }
-  return 0;
-}
 
 }  // namespace
 
@@ -67,8 +45,14 @@ void MemoryProbe::reset_peak() {
 
 int64_t MemoryProbe::footprint_peak_bytes() const {
   if (device_.is_gpu()) return peak_reserved_bytes(device_);
-  return peak_address_space_bytes() - g_case_start_address_space.load();
+  return std::max<int64_t>(0, peak_address_space_bytes() - g_case_start_address_space.load() - loader_address_space_bytes());
 }
+
+int64_t MemoryProbe::loader_peak_bytes() const {
+  return device_.is_gpu() ? 0 : counting_allocator()->loader_peak_bytes();
+}
+
+int64_t MemoryProbe::loader_address_space_bytes() const { return device_.is_gpu() ? 0 : loader_room_bytes(); }
 
 int64_t MemoryProbe::max_rss_bytes() const {
   if (device_.is_gpu()) return 0;

@@ -64,6 +64,8 @@ MemoryInfo StepMemoryMeter::finish(int64_t batch) const {
     m.activations_bytes_per_sample = static_cast<double>(std::max<int64_t>(0, m.peak_bytes - m.fixed_bytes)) / batch;
   m.max_rss_bytes = probe_.max_rss_bytes();
   m.footprint_peak_bytes = probe_.footprint_peak_bytes();
+  m.loader_address_space_bytes = probe_.loader_address_space_bytes();
+  m.loader_peak_bytes = probe_.loader_peak_bytes();
   return m;
 }
 

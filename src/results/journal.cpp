@@ -176,7 +176,12 @@ void Journal::append(const Record& record) {
 }
 
 void Journal::write_line(const std::string& line) {
-  if (!detail::write_all_and_sync(fd_, line)) throw ResultsError(path_ + ": cannot write journal: " + errno_text());
+  const off_t before = ::lseek(fd_, 0, SEEK_END);
+  if (detail::write_all_and_sync(fd_, line)) return;
+  const std::string why = errno_text();
+  // A line written in part (a full disk) is cut off again, so the journal still ends cleanly.
+  if (before >= 0 && ::ftruncate(fd_, before) == 0) ::fsync(fd_);
+  throw ResultsError(path_ + ": cannot write journal: " + why);
 }
 
 JournalContents read_journal(const std::string& path) {

@@ -59,7 +59,8 @@ class Journal {
   // line starts clean. `plan` goes into a fresh header.
   void open(const std::string& path, const Context& context, Mode mode = Mode::fresh,
             const std::optional<PlanIdentity>& plan = std::nullopt);
-  // One line, written with a single write() and fsync'd before returning. Throws ResultsError.
+  // One line, written with a single write() and fsync'd before returning. Throws ResultsError naming
+  // the reason (errno's text: "No space left on device"); a line written in part is cut off first.
   void append(const Record& record);
   void close();
   const std::string& path() const { return path_; }

@@ -58,9 +58,17 @@ struct MemoryInfo {
       0;  // batch-independent: parameters + gradients + optimizer + comm buffers (one run); the fit's intercept
   int64_t peak_bytes = 0;     // tensor bytes at the peak of the whole case (warm-up and measured steps)
   int64_t max_rss_bytes = 0;  // CPU: the process's max resident set (libraries, heap slack included); GPU: 0
-  // What a memory limit sees beyond the case's start: CPU address-space growth (RLIMIT_AS counts it),
-  // GPU peak reserved bytes of the caching allocator. 0: not read.
+  // What a memory limit sees beyond the case's start: CPU address-space growth (RLIMIT_AS counts it)
+  // less the loader's (loader_address_space_bytes), GPU peak reserved bytes of the caching allocator.
+  // 0: not read.
   int64_t footprint_peak_bytes = 0;
+  // CPU: the loader's own address space, left out of footprint_peak_bytes: what its threads (stacks,
+  // malloc arenas) and its full prefetch queue took when it started. A --memory-limit is raised by it,
+  // as a GPU case keeps the loader in host memory, never on the card. 0: no loader, or a GPU case.
+  int64_t loader_address_space_bytes = 0;
+  // CPU: the loader's tensor bytes at their peak (its queue and the batches in the making), counted
+  // apart from the model's: peak_bytes and the phases hold a batch only once the model has taken it.
+  int64_t loader_peak_bytes = 0;
   std::optional<MemoryFit> fit;               // `memory` runs: the fit over the measured batches
   std::vector<MemoryPrediction> predictions;  // `memory` runs: one per --fits size
   int64_t requested_batch = 0;                // the batch the predictions' requested_fits is about (0: none)

@@ -114,6 +114,8 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
       bytes<M>("peak_bytes", &M::peak_bytes),
       bytes<M>("max_rss_bytes", &M::max_rss_bytes),
       member_field<M>("footprint_peak_bytes", &M::footprint_peak_bytes).range(0, kMaxBytes),
+      bytes<M>("loader_address_space_bytes", &M::loader_address_space_bytes, Since::later),  // 0: no loader
+      bytes<M>("loader_peak_bytes", &M::loader_peak_bytes, Since::later),
       detail::optional_object<M>("fit", &M::fit, &fit_to_json, &fit_from_json),
       predictions_field(),
       member_field<M>("requested_batch", &M::requested_batch, Since::later),

@@ -43,11 +43,17 @@ std::string print_memory(const Record& r) {
   }
   row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
       m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");
-  row("input batch", format_bytes(m.inputs_bytes), "synthetic, on the device");
+  row("input batch", format_bytes(m.inputs_bytes), r.data ? "the batch the model holds" : "synthetic, on the device");
   row(fmt::format("peak at batch {}", r.batch_size).c_str(), format_bytes(m.peak_bytes), "tensors, exact");
   if (m.max_rss_bytes > 0) row("max RSS", format_bytes(m.max_rss_bytes), "libraries and heap slack included");
   if (m.footprint_peak_bytes > 0) {
-    row(is_gpu_device_text(r.device) ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes));
+    row(is_gpu_device_text(r.device) ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes),
+        m.loader_address_space_bytes > 0 ? "the loader's left out" : "");
+  }
+  if (m.loader_address_space_bytes > 0 || m.loader_peak_bytes > 0) {
+    row("loader (not the model's)", format_bytes(m.loader_address_space_bytes),
+        fmt::format("address space, above any --memory-limit; its queue's tensors peaked at {}",
+                    format_bytes(m.loader_peak_bytes)));
   }
   if (!m.fit) return out;
   const MemoryFit& f = *m.fit;

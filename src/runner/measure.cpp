@@ -1,14 +1,12 @@
 #include "runner/measure.h"
 
 #include <malloc.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <new>
 
+#include "core/address_space.h"
 #include "core/device.h"
 #include "data/decode_crop.h"
 #include "data/verdict.h"
@@ -19,16 +17,6 @@
 #include "workloads/script.h"
 
 namespace trainbench {
-namespace {
-
-int64_t current_address_space_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  int64_t pages = 0;
-  statm >> pages;
-  return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
-}
-
-}  // namespace
 
 Record case_record(const Case& c) {
   Record r;
@@ -86,11 +74,7 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
   }
   // RLIMIT_AS would also cap a GPU runtime's huge virtual mappings: the limit is for CPU cases only.
   memory::mark_case_start();  // the memory limit and the recorded footprint count from here
-  if (s.memory_limit_bytes > 0 && !c.device.is_gpu()) {
-    struct rlimit lim {};
-    lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(current_address_space_bytes() + s.memory_limit_bytes);
-    setrlimit(RLIMIT_AS, &lim);
-  }
+  if (s.memory_limit_bytes > 0 && !c.device.is_gpu()) limit_address_space(s.memory_limit_bytes);
   return threads;
 }
 

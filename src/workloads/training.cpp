@@ -3,6 +3,7 @@
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
+#include "core/address_space.h"
 #include "core/flops.h"
 
 #include <algorithm>
@@ -215,7 +216,16 @@ void LossWorkload::seed_batch() const {
 void LossWorkload::start_loader(std::shared_ptr<data::BatchSource> source) {
   const int threads =
       options_.loader_threads > 0 ? options_.loader_threads : data::default_loader_threads(options_.device.is_gpu());
-  loader_ = std::make_unique<data::Loader>(std::move(source), threads);
+  if (options_.device.is_gpu()) {
+    loader_ = std::make_unique<data::Loader>(std::move(source), threads);
+  } else {
+    // A CPU case: the loader's threads and queue get their own room above --memory-limit, measured
+    // with the queue full once (core/address_space.h); only the loader allocates meanwhile.
+    LoaderRoom room;
+    loader_ = std::make_unique<data::Loader>(std::move(source), threads);
+    loader_->wait_full();
+    room.close();
+  }
   feed_ = std::make_unique<data::DeviceFeed>(options_.device.torch_device(), options_.data_transfer == "uint8",
                                              input_dtype(precision_));
   feed_->start(loader_->next());
