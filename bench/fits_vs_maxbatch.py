@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Checks `memory --fits` (no limit) against `maxbatch --memory-limit` of the same size, per workload and
+size, on this machine's CPU: the table of docs/memory.md ("How close the predictions come"). Each
+`memory` run fits its line (refined for the largest size this machine holds) and predicts every size;
+each `maxbatch` finds the largest batch that trains under the limit by measuring. Stdlib only.
+
+    bench/fits_vs_maxbatch.py --trainbench build/trainbench [--sizes 2G,4G,8G] [--out DIR]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+WORKLOADS = {
+    "resnet18": [],
+    "resnet50": [],
+    "bilstm": [],
+    "bert": ["--set", "layers=2", "--set", "seq=128"],
+    "gpt": ["--set", "layers=4", "--set", "seq=256"],
+}
+FAST = ["--device", "cpu", "--warmup", "1", "--min-steps", "2", "--min-time", "0", "--max-time", "5"]
+
+
+def run(cmd, log):
+    t0 = time.time()
+    with open(log, "w") as f:
+        code = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    return code, time.time() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trainbench", required=True)
+    ap.add_argument("--sizes", default="2G,4G,8G")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--out", default="results/fits_vs_maxbatch")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    sizes = a.sizes.split(",")
+    rows = []
+    for w in a.workloads.split(","):
+        extra = WORKLOADS[w]
+        mem = os.path.join(a.out, f"memory_{w}.json")
+        code, secs = run([a.trainbench, "memory", "--model", w, *extra, "--fits", a.sizes, *FAST, "-o", mem],
+                         os.path.join(a.out, f"memory_{w}.log"))
+        predicted = {}
+        if code == 0:
+            for r in json.load(open(mem))["benchmarks"]:
+                for p in (r.get("memory") or {}).get("predictions") or []:
+                    predicted[p["size_bytes"]] = p["largest_batch"]
+        print(f"{w}: memory exit {code} in {secs:.0f} s", file=sys.stderr, flush=True)
+        for s in sizes:
+            out = os.path.join(a.out, f"maxbatch_{w}_{s}.json")
+            code, secs = run([a.trainbench, "maxbatch", "--model", w, *extra, "--memory-limit", s, *FAST, "-o", out],
+                             os.path.join(a.out, f"maxbatch_{w}_{s}.log"))
+            found = None
+            if os.path.exists(out):
+                ok = [r["batch_size"] for r in json.load(open(out))["benchmarks"] if r["status"] == "ok"]
+                found = max(ok) if ok else None
+            size_bytes = int(s[:-1]) << {"M": 20, "G": 30}[s[-1]]
+            pred = predicted.get(size_bytes)
+            off = f"{100.0 * (pred - found) / found:+.0f}%" if pred and found else "-"
+            rows.append((w, s, pred, found, off))
+            print(f"{w} {s}: predicted {pred}, maxbatch {found} ({off}), maxbatch {secs:.0f} s",
+                  file=sys.stderr, flush=True)
+    print("| workload | size | `memory --fits` predicted | `maxbatch` found | off |")
+    print("|---|---|---:|---:|---:|")
+    for w, s, pred, found, off in rows:
+        print(f"| {w} {' '.join(WORKLOADS[w][1::2])} | {s} | {pred} | {found} | {off} |")
+
+
+if __name__ == "__main__":
+    main()
