@@ -254,6 +254,49 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   EXPECT_FALSE(m.assumptions.empty());
 }
 
+// A size beyond the largest measured batch has an interval, from the same fake lines (tensors 1000 +
+// 300 b, footprint 5000 + 400 b, measured at 2, 4, 8). At 13000 bytes: at most (13000 - 1000) / 300 =
+// 40, where the tensors alone fill it; at least 8 + (13000 - 8200) / (2 x 300) = 16, the footprint from
+// batch 8 growing twice as fast as the tensors (it grew 400/300 = 1.33x between the measured batches,
+// under the assumed 2); the line's 20 within. A size within the measured batches (7000: batch 5) has
+// none. A footprint that grew 3x the tensors between them (900 b) widens the lower end to that rate:
+// 8 + (13000 - 12200) / 900 = 8.
+TEST(MemoryEstimate, ASizeBeyondTheMeasuredBatchesHasAnInterval) {
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000, 7000}, 0, fake_memory_case);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  const MemoryInfo& m = *e.summary.memory;
+  ASSERT_EQ(m.predictions.size(), 2u);
+  EXPECT_EQ(m.predictions[0].largest_batch, 20);
+  EXPECT_EQ(m.predictions[0].largest_batch_low, 16);
+  EXPECT_EQ(m.predictions[0].largest_batch_high, 40);
+  EXPECT_EQ(m.predictions[1].largest_batch, 5);
+  EXPECT_EQ(m.predictions[1].largest_batch_low, 0);
+  EXPECT_EQ(m.predictions[1].largest_batch_high, 0);
+  EXPECT_NE(m.assumptions.find("a size beyond batch 8 has an interval"), std::string::npos) << m.assumptions;
+  const std::string printed = print_memory(e.summary);
+  EXPECT_NE(printed.find("16 to 40"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("measured"), std::string::npos) << printed;
+
+  const MemoryEstimate steep = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, [](const Case& c) {
+    Record r = fake_memory_case(c);
+    r.memory->footprint_peak_bytes = 5000 + 900 * c.batch;
+    return r;
+  });
+  ASSERT_TRUE(steep.fitted) << steep.failure;
+  const MemoryPrediction& p = steep.summary.memory->predictions.at(0);
+  EXPECT_EQ(p.largest_batch, 8);  // the line: (13000 - 5000) / 900 = 8, the largest measured batch: no interval
+  EXPECT_EQ(p.largest_batch_high, 0);
+  const MemoryEstimate steeper = estimate_memory(base_case(), {2, 4, 8}, {20000}, 0, [](const Case& c) {
+    Record r = fake_memory_case(c);
+    r.memory->footprint_peak_bytes = 5000 + 900 * c.batch;
+    return r;
+  });
+  const MemoryPrediction& q = steeper.summary.memory->predictions.at(0);
+  EXPECT_EQ(q.largest_batch, 16);       // (20000 - 5000) / 900
+  EXPECT_EQ(q.largest_batch_low, 16);   // 8 + (20000 - 12200) / (3 x 300) = 8 + 8
+  EXPECT_EQ(q.largest_batch_high, 63);  // (20000 - 1000) / 300
+}
+
 // A footprint that grows in 64000-byte steps (a heap with a top pad) while the tensors grow 300 bytes a
 // sample: at batches 2, 4 and 8 it reads 64000 each time, a slope of 0 that would predict the batch cap.
 // The slope is then the tensors' (300) through the largest batch: fixed 64000 - 300 * 8 = 61600, and at

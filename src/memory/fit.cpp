@@ -67,6 +67,34 @@ double fitted_peak(const MemoryFit& f, int64_t b) {
   return f.fixed_bytes + f.per_sample_bytes * static_cast<double>(b);
 }
 
+double footprint_per_tensor_byte(const MemoryFit& footprint, const MemoryFit& tensors) {
+  double ratio = kFootprintPerTensorByte;
+  if (tensors.batches != footprint.batches) return ratio;
+  for (size_t i = 1; i < footprint.batches.size(); ++i) {
+    const double dt = static_cast<double>(tensors.peaks[i] - tensors.peaks[i - 1]);
+    const double df = static_cast<double>(footprint.peaks[i] - footprint.peaks[i - 1]);
+    if (dt > 0.0) ratio = std::max(ratio, df / dt);
+  }
+  return ratio;
+}
+
+void add_interval(MemoryPrediction& p, const MemoryFit& footprint, const MemoryFit& tensors) {
+  const size_t n = footprint.batches.size();
+  if (n < 2 || tensors.batches != footprint.batches || !(tensors.per_sample_bytes > 0.0)) return;
+  const int64_t top = footprint.batches.back();
+  if (p.largest_batch <= top) return;
+  const double ratio = footprint_per_tensor_byte(footprint, tensors);
+  const double size = static_cast<double>(p.size_bytes), t = tensors.per_sample_bytes;
+  const double high = std::floor((size - tensors.fixed_bytes) / t);
+  const double low =
+      static_cast<double>(top) + std::floor((size - static_cast<double>(footprint.peaks.back())) / (ratio * t));
+  const double cap = static_cast<double>(kMaxPredictedBatch);
+  p.largest_batch_high = static_cast<int64_t>(std::clamp(high, static_cast<double>(top), cap));
+  p.largest_batch_low = static_cast<int64_t>(std::clamp(low, static_cast<double>(top), cap));
+  p.largest_batch_low = std::min(p.largest_batch_low, p.largest_batch_high);
+  p.largest_batch = std::clamp(p.largest_batch, p.largest_batch_low, p.largest_batch_high);
+}
+
 MemoryPrediction predict(const MemoryFit& f, int64_t size_bytes, std::optional<int64_t> requested_batch) {
   MemoryPrediction p;
   p.size_bytes = size_bytes;

@@ -38,6 +38,23 @@ int64_t flat_until(const std::vector<int64_t>& batches, const std::vector<int64_
 // The fitted peak at batch `b`.
 double fitted_peak(const MemoryFit& f, int64_t b);
 
+// How much faster per sample the footprint is assumed at most to grow than the tensors beyond the
+// measured batches, unless it grew faster between them: up to 1.9x was measured at large batches on a
+// CPU heap (docs/memory.md). The lower end of a prediction's interval stands on it.
+constexpr double kFootprintPerTensorByte = 2.0;
+
+// For a size beyond the largest measured batch: the interval of a prediction `p` on `footprint`, with
+// the exact tensor line `tensors` over the same batches. At most the batch at which the tensors alone
+// fill the size (every tensor byte takes memory, and the tensor peak stays on its line); at least the
+// batch at which the footprint fills it growing, from the largest measured batch on, as fast per sample
+// as the tensors times the larger of kFootprintPerTensorByte and the most it grew per tensor byte
+// between two measured batches. p.largest_batch is kept within the interval. Nothing when the size lies
+// within the measured batches or the tensors do not grow with the batch.
+void add_interval(MemoryPrediction& p, const MemoryFit& footprint, const MemoryFit& tensors);
+// The rate add_interval's lower end assumes: the larger of kFootprintPerTensorByte and the most the
+// footprint grew per tensor byte between two measured batches (the same batches on both lines).
+double footprint_per_tensor_byte(const MemoryFit& footprint, const MemoryFit& tensors);
+
 // The largest batch whose fitted peak fits in `size_bytes` (0: not even one sample), at most
 // kMaxPredictedBatch; with the requested batch, whether it fits and the margin.
 MemoryPrediction predict(const MemoryFit& f, int64_t size_bytes, std::optional<int64_t> requested_batch = std::nullopt);

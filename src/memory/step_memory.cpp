@@ -27,6 +27,7 @@ void StepMemoryMeter::after_build(Workload& w) {
   const std::vector<torch::Tensor> buffers = w.model_buffers();
   model.insert(model.end(), buffers.begin(), buffers.end());
   model_bytes_ = storage_bytes(model);
+  workload_ = &w;
   w.set_phase_observer([this](StepPhase p) { on_phase(p); });
 }
 
@@ -38,6 +39,11 @@ void StepMemoryMeter::on_phase(StepPhase phase) {
     if (after_forward_ < 0) after_forward_ = probe_.current_bytes();
   } else if (phase == StepPhase::after_backward) {
     after_backward_ = probe_.current_bytes();
+    if (comm_bytes_ > 0 && workload_ != nullptr) {
+      std::vector<torch::Tensor> grads;
+      for (const auto& p : workload_->trainable_parameters()) grads.push_back(p.grad());
+      grad_storage_ = storage_bytes(grads);
+    }
   } else if (after_backward_ >= 0) {
     after_optimizer_ = probe_.current_bytes();
   }
@@ -54,7 +60,7 @@ MemoryInfo StepMemoryMeter::finish(int64_t batch) const {
   const int64_t set_up = after_build_ + comm_bytes_;
   m.comm_buffer_bytes = comm_bytes_;
   if (after_forward_ >= 0 && after_build_ >= 0) m.forward_live_bytes = std::max<int64_t>(0, after_forward_ - set_up);
-  if (after_backward_ >= 0) m.gradients_bytes = after_backward_ - set_up;
+  if (after_backward_ >= 0) m.gradients_bytes = grad_storage_ >= 0 ? grad_storage_ : after_backward_ - set_up;
   if (after_optimizer_ >= 0) m.optimizer_bytes = after_optimizer_ - after_backward_;
   m.peak_bytes = probe_.peak_bytes() - before_build_;
   m.fixed_bytes = m.parameters_bytes + m.gradients_bytes + m.optimizer_bytes + m.comm_buffer_bytes;

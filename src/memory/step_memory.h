@@ -46,6 +46,11 @@ class StepMemoryMeter {
   int64_t after_forward_ = -1;  // -1: no training step reached that phase
   int64_t after_backward_ = -1;
   int64_t after_optimizer_ = -1;
+  // Data-parallel cases: the gradients' own storage after the first backward. The allocator's reading
+  // there also holds what the communication library's threads have not yet freed of the all-reduce
+  // (it was seen reading the gradients twice over), so the gradients are read from the tensors.
+  int64_t grad_storage_ = -1;
+  Workload* workload_ = nullptr;
 };
 
 }  // namespace trainbench::memory

@@ -37,6 +37,11 @@ struct MemoryPrediction {
   int64_t largest_batch = 0;           // 0: not even one sample fits
   std::optional<bool> requested_fits;  // does the requested batch fit (null: no batch was requested)
   int64_t margin_bytes = 0;            // size - predicted peak at the requested batch (negative: short by)
+  // A size beyond the largest measured batch: an interval that holds the answer under the assumptions
+  // the record states (docs/memory.md, "Beyond the measured batches"); largest_batch, on the fitted
+  // line, is its most likely value. Both 0 when the size lies within the measured batches.
+  int64_t largest_batch_low = 0;
+  int64_t largest_batch_high = 0;
 };
 
 struct MemoryInfo {

@@ -60,6 +60,8 @@ const std::vector<Field<MemoryPrediction>>& prediction_fields() {
       bytes<P>("largest_batch", &P::largest_batch),
       member_field<P>("requested_fits", &P::requested_fits),  // null: no batch was requested
       member_field<P>("margin_bytes", &P::margin_bytes).range(-kMaxBytes, kMaxBytes),
+      bytes<P>("largest_batch_low", &P::largest_batch_low, Since::later),  // 0: within the measured batches
+      bytes<P>("largest_batch_high", &P::largest_batch_high, Since::later),
   };
   return fields;
 }

@@ -84,15 +84,23 @@ std::string print_memory(const Record& r) {
                        off_the_line(f));
   }
   if (m.predictions.empty()) return out;
-  out += fmt::format("  {:>10}  {:>14}{}\n", "memory", "largest batch",
+  bool ranges = false;
+  for (const auto& p : m.predictions) ranges = ranges || p.largest_batch_high > 0;
+  out += fmt::format("  {:>10}  {:>14}{}{}\n", "memory", "largest batch", ranges ? fmt::format("  {:>15}", "interval") : "",
                      m.requested_batch > 0 ? fmt::format("  batch {}", m.requested_batch) : "");
   for (const auto& p : m.predictions) {
+    std::string interval;
+    if (ranges) {
+      interval = fmt::format("  {:>15}", p.largest_batch_high > 0
+                                             ? fmt::format("{} to {}", p.largest_batch_low, p.largest_batch_high)
+                                             : "measured");
+    }
     std::string verdict;
     if (p.requested_fits) {
       verdict = *p.requested_fits ? fmt::format("  fits, {} to spare", format_bytes(p.margin_bytes))
                                   : fmt::format("  does not fit, {} short", format_bytes(-p.margin_bytes));
     }
-    out += fmt::format("  {:>10}  {:>14}{}\n", format_size(p.size_bytes), p.largest_batch, verdict);
+    out += fmt::format("  {:>10}  {:>14}{}{}\n", format_size(p.size_bytes), p.largest_batch, interval, verdict);
   }
   return out;
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "memory/fit.h"
 #include "results/number_format.h"
 
@@ -134,6 +136,14 @@ std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const 
          "largest batch for " + format_bytes(refine_bytes) + " more than " + std::to_string(kMaxExtrapolation) +
          "x beyond them (3/4 of that batch each time)";
   }
+  if (lines.tensors.per_sample_bytes > 0.0) {
+    a += fmt::format(
+        "; a size beyond batch {} has an interval: at most the batch at which the tensors alone fill it (the "
+        "tensor peak stays on its line), at least the batch at which the {} fills it growing per sample {:.2g}x "
+        "as fast as the tensors (the most it grew per tensor byte between the measured batches, and at least {:g})",
+        lines.footprint.batches.back(), lines.footprint.basis,
+        memory::footprint_per_tensor_byte(lines.footprint, lines.tensors), memory::kFootprintPerTensorByte);
+  }
   if (!oom.empty()) {
     // Fewer or smaller points than asked for: the line may be steeper or flatter than at the batches
     // asked for, and with two points its linearity is unchecked.
@@ -219,7 +229,10 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   if (!lines.aside_only) m.fit->set_aside_batches = hidden;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
   const auto requested = requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt;
-  for (int64_t size : sizes) m.predictions.push_back(memory::predict(lines.footprint, size, requested));
+  for (int64_t size : sizes) {
+    m.predictions.push_back(memory::predict(lines.footprint, size, requested));
+    memory::add_interval(m.predictions.back(), lines.footprint, lines.tensors);
+  }
   m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, hidden, refined, refine_bytes);
   out.summary = out.tries[carrier];
   out.fitted = true;
