@@ -80,13 +80,7 @@ int cmd_explain_layers(const ExplainLayersOptions& o) {
   const ResultsFile from = read_results(o.from);
   if (from.benchmarks.size() != 1) throw InputError(o.from + ": explain-layers needs the one record of a whole step");
   const Record& step = from.benchmarks.front();
-  Case c;
-  try {
-    c = parse_case(step.name);
-  } catch (const DescriptorError& e) {
-    throw InputError(e.what());
-  }
-  validate_case(c);
+  const Case c = child_case(step.name);
   // Threads, allocator and memory limit as the whole step's child had them: the layers are compared with it.
   prepare_child_process(c, o.measure.resolve());
   ExplainSettings s;

@@ -322,6 +322,9 @@ int cmd_explain(ExplainOptions o);
 // MFU / HFU over it; left NaN when none is cached.
 void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const RunCaseOptions& o);
+// A case's descriptor as a child process takes it (run-case, explain-layers): parsed and validated;
+// InputError when it is not one.
+Case child_case(const std::string& descriptor);
 int cmd_script_check(const ScriptCheckOptions& o);
 int cmd_explain_layers(const ExplainLayersOptions& o);
 int cmd_launch(const LaunchFlags& o);

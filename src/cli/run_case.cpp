@@ -33,14 +33,19 @@ Record measure_dist(const Case& c, const ChildSettings& settings, const DistFlag
 
 }  // namespace
 
-int cmd_run_case(const RunCaseOptions& o) {
+Case child_case(const std::string& descriptor) {
   Case c;
   try {
-    c = parse_case(o.descriptor);
+    c = parse_case(descriptor);
   } catch (const DescriptorError& e) {
     throw InputError(e.what());
   }
   validate_case(c);
+  return c;
+}
+
+int cmd_run_case(const RunCaseOptions& o) {
+  const Case c = child_case(o.descriptor);
   const ChildSettings settings = o.measure.resolve();
   Record r;
   if (o.dist.enabled) {
