@@ -36,6 +36,9 @@ def main():
     ap.add_argument("--sizes", default="2G,4G,8G")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     ap.add_argument("--out", default="results/fits_vs_maxbatch")
+    ap.add_argument("--keep-maxbatch", action="store_true",
+                    help="reuse a maxbatch results file already in --out (what maxbatch finds is measured, "
+                         "whatever predicted it)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     sizes = a.sizes.split(",")
@@ -53,8 +56,11 @@ def main():
         print(f"{w}: memory exit {code} in {secs:.0f} s", file=sys.stderr, flush=True)
         for s in sizes:
             out = os.path.join(a.out, f"maxbatch_{w}_{s}.json")
-            code, secs = run([a.trainbench, "maxbatch", "--model", w, *extra, "--memory-limit", s, *FAST, "-o", out],
-                             os.path.join(a.out, f"maxbatch_{w}_{s}.log"))
+            if a.keep_maxbatch and os.path.exists(out):
+                code, secs = 0, 0.0
+            else:
+                code, secs = run([a.trainbench, "maxbatch", "--model", w, *extra, "--memory-limit", s, *FAST, "-o", out],
+                                 os.path.join(a.out, f"maxbatch_{w}_{s}.log"))
             found = None
             if os.path.exists(out):
                 ok = [r["batch_size"] for r in json.load(open(out))["benchmarks"] if r["status"] == "ok"]

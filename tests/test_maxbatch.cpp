@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "cli_util.h"
 #include "results/results_file.h"
@@ -254,6 +255,31 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   EXPECT_FALSE(m.assumptions.empty());
 }
 
+// `memory` measures near every size the machine holds: each size's predicted batch must lie within
+// 4/3 of a measured batch (reach), else 3/4 of it is measured, smallest size first. On the fake line
+// (footprint 5000 + 400 b) measured at 2, 4, 8: 13000 bytes predicts 20, no measured batch within
+// [15, 26.7], so 15 is measured; 45000 predicts 100, none within [75, 133], so 75. Then both are near.
+// With maxbatch's reach (4), 13000's 20 is within 4x of batch 8: nothing is added.
+TEST(MemoryEstimate, EachHeldSizeIsPredictedFromAMeasuredBatchNearIt) {
+  std::vector<int64_t> tried;
+  const auto device = [&](const Case& c) {
+    tried.push_back(c.batch);
+    return fake_memory_case(c);
+  };
+  const MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000, 45000}, 0, device, {45000, 13000},
+                                           std::numeric_limits<int64_t>::max(), kMemoryReach);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  EXPECT_EQ(tried, (std::vector<int64_t>{2, 4, 8, 15, 75}));
+  EXPECT_EQ(e.summary.batch_size, 75);
+  EXPECT_EQ(e.summary.memory->predictions.at(0).largest_batch, 20);
+  EXPECT_EQ(e.summary.memory->predictions.at(1).largest_batch, 100);
+  EXPECT_NE(e.summary.memory->assumptions.find("batches 15, 75 added so that the largest batch for"), std::string::npos)
+      << e.summary.memory->assumptions;
+  tried.clear();
+  (void)estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, device, {13000});
+  EXPECT_EQ(tried, (std::vector<int64_t>{2, 4, 8}));
+}
+
 // A size beyond the largest measured batch has an interval, from the same fake lines (tensors 1000 +
 // 300 b, footprint 5000 + 400 b, measured at 2, 4, 8). At 13000 bytes: at most (13000 - 1000) / 300 =
 // 40, where the tensors alone fill it; at least 8 + (13000 - 8200) / (2 x 300) = 16, the footprint from
@@ -384,7 +410,7 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
     tried.push_back(c.batch);
     return bent_footprint_case(c);
   };
-  const MemoryEstimate e = estimate_memory(base_case(), {4, 8}, {1000000}, 0, device, 1000000);
+  const MemoryEstimate e = estimate_memory(base_case(), {4, 8}, {1000000}, 0, device, {1000000});
   ASSERT_TRUE(e.fitted) << e.failure;
   EXPECT_EQ(tried, (std::vector<int64_t>{4, 8, 735, 7296}));
   const MemoryInfo& m = *e.summary.memory;
@@ -392,7 +418,7 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 735, 7296}));
   EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 100.0);
   EXPECT_EQ(m.predictions.front().largest_batch, 9728);
-  EXPECT_NE(m.assumptions.find("batches 735, 7296 added because the line through the smaller ones"), std::string::npos)
+  EXPECT_NE(m.assumptions.find("batches 735, 7296 added so that the largest batch for"), std::string::npos)
       << m.assumptions;
   // Batch 4 lies off that line: 24000 measured against 27200 + 100 x 4 = 27600, 15.0% of its peak; 8 is
   // on it. With four batches the printout speaks of the smaller ones.
@@ -407,7 +433,7 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_EQ(plain.summary.memory->predictions.front().largest_batch, 980);
   // Asked, but the prediction is near enough: (40000 - 20000) / 1000 = 20 <= 4 x 8.
   tried.clear();
-  const MemoryEstimate near = estimate_memory(base_case(), {4, 8}, {40000}, 0, device, 40000);
+  const MemoryEstimate near = estimate_memory(base_case(), {4, 8}, {40000}, 0, device, {40000});
   EXPECT_EQ(tried, (std::vector<int64_t>{4, 8}));
   EXPECT_EQ(near.summary.memory->predictions.front().largest_batch, 20);
 }

@@ -278,6 +278,22 @@ TEST(MemoryFit, SaysWhenTheThirdPointIsOffTheLine) {
   EXPECT_THROW(memory::fit_memory({4}, {1}, "tensors"), std::invalid_argument);
 }
 
+// A footprint that bends, measured at 2, 10 and 20 (3000, 12000, 20000 bytes): the line through the two
+// largest rises 800 a sample from 4000. A size within the measured peaks is read off the segment around
+// it: 8000 lies between 3000 (batch 2) and 12000 (batch 10), a segment rising 9000 / 8 = 1125 a sample,
+// so 2 + floor(5000 / 1125) = 6 (the line would say (8000 - 4000) / 800 = 5); 15000, on the last
+// segment, is the line's 10 + floor(3000 / 800) = 13; 25000, above every peak, the line's 26. The
+// margin of batch 6 at 8000 is 8000 - (3000 + 4 x 1125) = 500.
+TEST(MemoryFit, WithinTheMeasuredBatchesASizeIsReadOffTheSegmentAroundIt) {
+  const MemoryFit f = memory::fit_memory({2, 10, 20}, {3000, 12000, 20000}, "address space", 1.0);
+  EXPECT_EQ(memory::predict(f, 8000).largest_batch, 6);
+  EXPECT_EQ(memory::predict(f, 15000).largest_batch, 13);
+  EXPECT_EQ(memory::predict(f, 25000).largest_batch, 26);
+  EXPECT_EQ(memory::predict(f, 8000, 6).margin_bytes, 500);
+  EXPECT_DOUBLE_EQ(memory::fitted_peak(f, 6), 7500.0);
+  EXPECT_DOUBLE_EQ(memory::fitted_peak(f, 30), 4000.0 + 800.0 * 30);
+}
+
 TEST(MemoryFit, AFlatLineIsCappedNotInfinite) {
   const MemoryFit f = memory::fit_memory({2, 4}, {1000, 1000}, "tensors");
   EXPECT_EQ(memory::predict(f, 2000).largest_batch, memory::kMaxPredictedBatch);
@@ -381,7 +397,7 @@ TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
     found = true;
     ASSERT_GE(r.memory->fit->batches.size(), 3u) << printed;
     EXPECT_GT(r.memory->fit->batches.back(), 2 * 4) << "the added batch lies beyond 4x the measured ones";
-    EXPECT_NE(r.memory->assumptions.find("added because"), std::string::npos) << r.memory->assumptions;
+    EXPECT_NE(r.memory->assumptions.find("added so that the largest batch for"), std::string::npos) << r.memory->assumptions;
   }
   EXPECT_TRUE(found) << printed;
   std::filesystem::remove_all(dir);

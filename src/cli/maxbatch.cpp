@@ -67,7 +67,7 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
   if (c.device.is_gpu() || limit <= 0 || max_batch < kFitBatches[1])
     return search_max_batch(c, flags, start, max_batch, interrupted);
   const auto run_one = isolated_try(flags, interrupted);
-  const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one, limit, max_batch);
+  const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one, {limit}, max_batch);
   MaxBatchResult m;
   if (!e.fitted) {
     // Fewer than two batches trained. When the fit's tries already bracket the answer (the largest that

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <limits>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -28,17 +29,17 @@ int64_t meminfo_bytes(const std::string& wanted) {
 
 int64_t physical_memory_bytes() { return meminfo_bytes("MemTotal:"); }
 
-// Without --memory-limit, the size to refine the line for: the largest of `sizes` this machine can hold
-// while the case runs (three quarters of the memory available now, so that a measured batch near it
-// cannot push the machine into swap); 0 when none is that small. Measuring a batch near a size needs
-// no limit, only the memory; the line through small batches alone was 70-85% high at 4G.
-int64_t held_refine_size(const std::vector<int64_t>& sizes) {
+// Without --memory-limit, the sizes to measure near: those of `sizes` this machine can hold while the
+// case runs (three quarters of the memory available now, so that a measured batch near one cannot push
+// the machine into swap). Measuring a batch near a size needs no limit, only the memory; the line
+// through small batches alone was 70-85% high at 4G.
+std::vector<int64_t> held_sizes(const std::vector<int64_t>& sizes) {
   const int64_t room = meminfo_bytes("MemAvailable:") / 4 * 3;
-  int64_t best = 0;
+  std::vector<int64_t> held;
   for (int64_t s : sizes) {
-    if (s <= room) best = std::max(best, s);
+    if (s <= room) held.push_back(s);
   }
-  return best;
+  return held;
 }
 
 // --fits as given, else this device's own size (CPU: the --memory-limit, or physical memory) and the
@@ -109,9 +110,10 @@ int cmd_memory(MemoryOptions o) {
   int code = kExitOk;
   const CaseChild child = o.measure.case_child();
   const int64_t limit = o.measure.memory_limit.empty() ? 0 : parse_size(o.measure.memory_limit, "memory limit");
-  // A CPU case refines for the limit, or without one for the largest size the machine holds. A GPU
-  // case's sizes are devices' memories, not this machine's: its line is not refined here.
-  const int64_t refine = limit > 0 ? limit : held_refine_size(sizes);
+  // A CPU case measures near the limit, or without one near each size the machine holds. A GPU case's
+  // sizes are devices' memories, not this machine's: only --memory-limit is refined for there.
+  const std::vector<int64_t> refine = limit > 0 ? std::vector<int64_t>{limit} : held_sizes(sizes);
+  const std::vector<int64_t> gpu_refine = limit > 0 ? std::vector<int64_t>{limit} : std::vector<int64_t>{};
   for (const auto& c : plan) {
     std::cerr << "memory " << c.descriptor() << "\n";
     MemoryEstimate e = estimate_memory(
@@ -122,7 +124,7 @@ int cmd_memory(MemoryOptions o) {
           std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
           return r;
         },
-        c.device.is_gpu() ? limit : refine);
+        c.device.is_gpu() ? gpu_refine : refine, std::numeric_limits<int64_t>::max(), kMemoryReach);
     cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {

@@ -31,7 +31,7 @@ MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, c
     double worst = 0.0;
     for (size_t i = 0; i + 2 < n; ++i) {
       const double measured = static_cast<double>(f.peaks[i]);
-      const double off = std::fabs(measured - fitted_peak(f, f.batches[i]));
+      const double off = std::fabs(measured - (f.fixed_bytes + f.per_sample_bytes * static_cast<double>(f.batches[i])));
       worst = std::max(worst, measured > 0.0 ? off / measured : (off > 0.0 ? HUGE_VAL : 0.0));
     }
     f.linearity_error = worst;
@@ -63,7 +63,31 @@ int64_t flat_until(const std::vector<int64_t>& batches, const std::vector<int64_
   return kMaxPredictedBatch;
 }
 
+namespace {
+
+// The index i of the segment [batches[i], batches[i+1]] that reads off `size`: the largest i whose
+// peak is within it, when a later measured batch's peak is above it (so the segment rises); -1 for a
+// size at or above the largest batch's peak, or below the smallest's (the line then).
+int segment_for_size(const MemoryFit& f, double size) {
+  const int n = static_cast<int>(f.batches.size());
+  if (n < 3 || size >= static_cast<double>(f.peaks.back())) return -1;
+  for (int i = n - 2; i >= 0; --i) {
+    if (static_cast<double>(f.peaks[i]) <= size) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
 double fitted_peak(const MemoryFit& f, int64_t b) {
+  const size_t n = f.batches.size();
+  if (n >= 3 && b >= f.batches.front() && b < f.batches[n - 2]) {
+    size_t i = 0;
+    while (f.batches[i + 1] <= b) ++i;
+    const double b0 = static_cast<double>(f.batches[i]), b1 = static_cast<double>(f.batches[i + 1]);
+    const double p0 = static_cast<double>(f.peaks[i]), p1 = static_cast<double>(f.peaks[i + 1]);
+    return p0 + (p1 - p0) * (static_cast<double>(b) - b0) / (b1 - b0);
+  }
   return f.fixed_bytes + f.per_sample_bytes * static_cast<double>(b);
 }
 
@@ -99,7 +123,13 @@ MemoryPrediction predict(const MemoryFit& f, int64_t size_bytes, std::optional<i
   MemoryPrediction p;
   p.size_bytes = size_bytes;
   const double room = static_cast<double>(size_bytes) - f.fixed_bytes;
-  if (f.per_sample_bytes <= 0.0) {
+  const int seg = segment_for_size(f, static_cast<double>(size_bytes));
+  if (seg >= 0) {
+    const double b0 = static_cast<double>(f.batches[seg]), b1 = static_cast<double>(f.batches[seg + 1]);
+    const double p0 = static_cast<double>(f.peaks[seg]);
+    const double slope = (static_cast<double>(f.peaks[seg + 1]) - p0) / (b1 - b0);  // > 0: chosen so
+    p.largest_batch = static_cast<int64_t>(std::min(b1 - 1.0, b0 + std::floor((static_cast<double>(size_bytes) - p0) / slope)));
+  } else if (f.per_sample_bytes <= 0.0) {
     // Peak does not grow with the batch at the measured points: any batch fits if one does.
     p.largest_batch = room >= 0.0 ? kMaxPredictedBatch : 0;
   } else {

@@ -75,14 +75,18 @@ Lines fit_lines(const Points& p, const std::vector<int64_t>& set_aside, const De
   return l;
 }
 
-// The batch to measure next to predict for `size_bytes` without carrying the line further than
-// kMaxExtrapolation times the largest batch on it: 3/4 of the predicted one; 0 when it is near enough.
+// The batch to measure next so that `size_bytes` is predicted from a measured batch within `reach` of
+// the predicted one (predicted / reach <= batch <= predicted x reach): 3/4 of the predicted batch; 0
+// when such a batch is measured already.
 int64_t refinement_batch(const Points& p, const std::vector<int64_t>& set_aside, const DeviceSpec& device,
-                         int64_t size_bytes) {
+                         int64_t size_bytes, double reach) {
   const Lines l = fit_lines(p, set_aside, device);
   const int64_t predicted = memory::predict(l.footprint, size_bytes).largest_batch;
-  const int64_t largest = l.footprint.batches.back();
-  if (predicted >= memory::kMaxPredictedBatch || predicted <= kMaxExtrapolation * largest) return 0;
+  if (predicted >= memory::kMaxPredictedBatch || predicted < 2) return 0;
+  const double want = static_cast<double>(predicted);
+  for (int64_t b : l.footprint.batches) {
+    if (static_cast<double>(b) * reach >= want && static_cast<double>(b) <= want * reach) return 0;
+  }
   return predicted / 4 * 3 + predicted % 4 * 3 / 4;  // 3/4, without overflow near the cap
 }
 
@@ -93,7 +97,10 @@ int64_t next_batch(const std::vector<int64_t>& asked, size_t& next, const std::v
                    const std::vector<int64_t>& trained) {
   if (next < asked.size() && (oom.empty() || asked[next] < oom.back())) return asked[next++];
   if (oom.empty()) return 0;
-  const int64_t lo = trained.empty() ? 0 : trained.back();
+  int64_t lo = 0;  // the largest batch that trained below the smallest that did not
+  for (int64_t t : trained) {
+    if (t < oom.back()) lo = std::max(lo, t);
+  }
   const int64_t b = lo + (oom.back() - lo) / 2;
   return b > lo ? b : 0;
 }
@@ -116,7 +123,8 @@ std::string too_few_batches(const std::vector<int64_t>& trained, const std::vect
 // that ran out of memory).
 std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const std::vector<int64_t>& fitted,
                             const std::vector<int64_t>& oom, const std::vector<int64_t>& hidden,
-                            const std::vector<int64_t>& refined, int64_t refine_bytes) {
+                            const std::vector<int64_t>& refined, const std::vector<int64_t>& refined_for,
+                            double reach) {
   std::string a = prediction_assumptions(device);
   if (lines.stepped) {
     a += "; the footprint grew slower than the tensors between the measured batches (it grows in "
@@ -132,9 +140,11 @@ std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const 
                            : "the line stands on the larger batches measured after them");
   }
   if (!refined.empty()) {
-    a += "; " + batch_list(refined) + " added because the line through the smaller ones put the " +
-         "largest batch for " + format_bytes(refine_bytes) + " more than " + std::to_string(kMaxExtrapolation) +
-         "x beyond them (3/4 of that batch each time)";
+    std::string for_sizes;
+    for (size_t i = 0; i < refined_for.size(); ++i) for_sizes += (i ? ", " : "") + format_bytes(refined_for[i]);
+    a += fmt::format("; {} added so that the largest batch for {} is read from a measured batch within {:g}x of it "
+                     "(3/4 of the predicted batch each time)",
+                     batch_list(refined), for_sizes, reach);
   }
   if (lines.tensors.per_sample_bytes > 0.0) {
     a += fmt::format(
@@ -157,15 +167,18 @@ std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const 
 
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
-                               int64_t refine_bytes, int64_t max_refine_batch) {
+                               const std::vector<int64_t>& refine_sizes, int64_t max_refine_batch, double reach) {
   MemoryEstimate out;
   Points pts;
   std::vector<int64_t> oom;
   std::vector<int64_t> asked = batches;
   std::vector<int64_t> hidden;   // measured batches whose peak the activations did not reach (flat_until)
-  std::vector<int64_t> refined;  // batches measured to shorten the extrapolation (refinement_batch)
+  std::vector<int64_t> refined;      // batches measured near a size's predicted batch (refinement_batch)
+  std::vector<int64_t> refined_for;  // the size each was measured for
+  std::vector<int64_t> refine_order = refine_sizes;  // smallest first: the batches added then ascend
+  std::sort(refine_order.begin(), refine_order.end());
+  std::vector<int> refinements(refine_order.size(), 0);
   bool hidden_checked = false;
-  size_t carrier = 0;
   // The batches asked for, smallest first, until one runs out of memory; then batches below the
   // smallest that did (halving while none has trained, bisecting above the largest that has) until as
   // many points as asked for trained or no untried batch is left between the two.
@@ -189,7 +202,6 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     pts.tensors.push_back(r.memory->peak_bytes);
     pts.footprints.push_back(r.memory->footprint_peak_bytes);
     pts.forward_live.push_back(r.memory->forward_live_bytes);
-    carrier = out.tries.size() - 1;  // batches that train come in ascending order: the last is the largest
     if (pts.batches.size() < wanted || !oom.empty()) continue;
     // All asked for measured and none ran out of memory. First, once: the peak hidden below a
     // batch-independent one? Then measure two batches where the activations make the peak.
@@ -204,14 +216,18 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
         continue;
       }
     }
-    // Then: the line carried too far to predict for the size asked to refine for? Measure nearer it.
-    if (refine_bytes > 0 && static_cast<int>(refined.size()) < kMaxRefinements) {
-      const int64_t at = std::min(refinement_batch(pts, hidden, base.device, refine_bytes), max_refine_batch);
-      if (at > pts.batches.back()) {
-        refined.push_back(at);
-        asked.push_back(at);
-        ++wanted;
-      }
+    // Then: a size asked to refine for predicted far from every measured batch? Measure nearer it.
+    for (size_t k = 0; k < refine_order.size(); ++k) {
+      if (refine_order[k] <= 0 || refinements[k] >= kMaxRefinements) continue;
+      const int64_t want = refinement_batch(pts, hidden, base.device, refine_order[k], reach);
+      const int64_t at = std::min(want, max_refine_batch);
+      if (want == 0 || std::find(pts.batches.begin(), pts.batches.end(), at) != pts.batches.end()) continue;
+      ++refinements[k];
+      refined.push_back(at);
+      refined_for.push_back(refine_order[k]);
+      asked.push_back(at);
+      ++wanted;
+      break;
     }
   }
   if (pts.batches.size() < 2) {
@@ -219,6 +235,11 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     return out;
   }
   const Lines lines = fit_lines(pts, hidden, base.device);
+  // The fit rides on the record of the largest batch on the line.
+  size_t carrier = 0;
+  for (size_t i = 0; i < out.tries.size(); ++i) {
+    if (out.tries[i].status == Status::ok && out.tries[i].batch_size == lines.footprint.batches.back()) carrier = i;
+  }
   MemoryInfo& m = *out.tries[carrier].memory;
   m.fixed_bytes = static_cast<int64_t>(std::llround(lines.tensors.fixed_bytes));
   m.activations_bytes_per_sample = lines.tensors.per_sample_bytes;
@@ -233,7 +254,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
     m.predictions.push_back(memory::predict(lines.footprint, size, requested));
     memory::add_interval(m.predictions.back(), lines.footprint, lines.tensors);
   }
-  m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, hidden, refined, refine_bytes);
+  m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, hidden, refined, refined_for, reach);
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;

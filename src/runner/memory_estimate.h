@@ -33,23 +33,27 @@ struct MemoryEstimate {
 // the batch on two bases: the exact tensor bytes (memory.fixed_bytes and
 // memory.activations_bytes_per_sample) and the footprint a limit sees (memory.fit, from which the
 // predictions for `sizes` come). `requested_batch` > 0: each prediction says whether it fits.
-// `refine_bytes` > 0 (a memory limit the device can hold, e.g. --memory-limit): the line is not carried
-// further than kMaxExtrapolation times the largest measured batch to predict for it; beyond that one
-// more batch, three quarters of the predicted one, is measured and the line stands on the two largest
-// (at most kMaxRefinements times). Small batches move the footprint in few of the heap's 64 MiB steps
+// `refine_sizes` (sizes the device can hold: --memory-limit, or without one those the machine holds):
+// each is predicted from a measured batch within `reach` of its predicted batch (predicted / reach to
+// predicted x reach); where none is, one more batch, three quarters of the predicted one, is measured
+// (at most kMaxRefinements times per size, smallest size first). A size below the largest measured
+// peak is read off the segment between the measured batches around it (memory/fit.h), so a batch
+// measured near it counts; above, off the line through the two largest. Small batches move the footprint in few of the heap's 64 MiB steps
 // and it bends (steeper at small batches), so their slope can be off by a third; a far extrapolation
 // carries that error whole. Three quarters: near enough that what is left to extrapolate is short,
 // below the prediction far enough that the batch rarely runs out of memory (a line through small
 // batches predicts low where the footprint bends that way). No batch added so is above
 // `max_refine_batch` (maxbatch's --max-batch): one that would be is measured at that cap instead, and
 // none once the largest measured batch is the cap.
+constexpr int64_t kMaxExtrapolation = 4;  // maxbatch's reach: it measures near the limit anyway
+constexpr double kMemoryReach = 4.0 / 3.0;  // `memory`'s: the predicted batch is the answer it gives
+constexpr int kMaxRefinements = 2;
+
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
-                               int64_t refine_bytes = 0,
-                               int64_t max_refine_batch = std::numeric_limits<int64_t>::max());
-
-constexpr int64_t kMaxExtrapolation = 4;
-constexpr int kMaxRefinements = 2;
+                               const std::vector<int64_t>& refine_sizes = {},
+                               int64_t max_refine_batch = std::numeric_limits<int64_t>::max(),
+                               double reach = kMaxExtrapolation);
 
 // The largest batch for `size_bytes` on the line through the footprints of the two largest batches
 // that trained among `tries` (ok records with memory), with the tensors' slope when the footprint rose
