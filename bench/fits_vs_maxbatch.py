@@ -23,6 +23,14 @@ WORKLOADS = {
 FAST = ["--device", "cpu", "--warmup", "1", "--min-steps", "2", "--min-time", "0", "--max-time", "5"]
 
 
+def finished(path):
+    """A maxbatch results file whose search ended: none of its tries was cut short (an interrupted search
+    leaves its last try as an error)."""
+    if not os.path.exists(path):
+        return False
+    return all(r["status"] != "error" for r in json.load(open(path))["benchmarks"])
+
+
 def run(cmd, log):
     t0 = time.time()
     with open(log, "w") as f:
@@ -56,7 +64,7 @@ def main():
         print(f"{w}: memory exit {code} in {secs:.0f} s", file=sys.stderr, flush=True)
         for s in sizes:
             out = os.path.join(a.out, f"maxbatch_{w}_{s}.json")
-            if a.keep_maxbatch and os.path.exists(out):
+            if a.keep_maxbatch and finished(out):
                 code, secs = 0, 0.0
             else:
                 code, secs = run([a.trainbench, "maxbatch", "--model", w, *extra, "--memory-limit", s, *FAST, "-o", out],
