@@ -48,14 +48,7 @@ c10::DataPtr CountingAllocator::allocate(size_t n) TRAINBENCH_ALLOCATE_CONST {
 }
 
 void CountingAllocator::add_model_bytes(int64_t bytes) const {
-  const int64_t now = current_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  int64_t seen = peak_.load(std::memory_order_relaxed);
-  while (now > seen) {
-    if (peak_.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
-      loader_at_peak_.store(loader_current_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-      break;
-    }
-  }
+  raise_to(peak_, current_.fetch_add(bytes, std::memory_order_relaxed) + bytes);
 }
 
 int64_t CountingAllocator::hand_over_to_model(const c10::DataPtr& p) {
@@ -83,7 +76,6 @@ void CountingAllocator::release(void* data) {
 void CountingAllocator::reset_peak() {
   peak_.store(current_.load(std::memory_order_relaxed), std::memory_order_relaxed);
   loader_peak_.store(loader_current_.load(std::memory_order_relaxed), std::memory_order_relaxed);
-  loader_at_peak_.store(loader_current_.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
 CountingAllocator& install_counting_allocator() {

@@ -39,10 +39,9 @@ class CountingAllocator final : public c10::Allocator {
   // Bytes ever allocated and blocks live, both owners.
   int64_t allocated_bytes_total() const { return total_.load(std::memory_order_relaxed); }
   int64_t live_blocks() const { return blocks_.load(std::memory_order_relaxed); }
-  // The loader's tensor bytes: now, at its own peak, and when the model's peak was last raised.
+  // The loader's tensor bytes: now, and at their own peak.
   int64_t loader_current_bytes() const { return loader_current_.load(std::memory_order_relaxed); }
   int64_t loader_peak_bytes() const { return loader_peak_.load(std::memory_order_relaxed); }
-  int64_t loader_bytes_at_model_peak() const { return loader_at_peak_.load(std::memory_order_relaxed); }
   // Both peaks start again from the bytes live now.
   void reset_peak();
 
@@ -64,7 +63,7 @@ class CountingAllocator final : public c10::Allocator {
 
   c10::Allocator* base_;
   mutable std::atomic<int64_t> current_{0}, peak_{0}, total_{0}, blocks_{0};
-  mutable std::atomic<int64_t> loader_current_{0}, loader_peak_{0}, loader_at_peak_{0};
+  mutable std::atomic<int64_t> loader_current_{0}, loader_peak_{0};
 };
 
 // Whose tensors this thread allocates. A loader thread holds a ScopedMemoryOwner(loader) while it makes

@@ -175,7 +175,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   std::vector<int64_t> hidden;   // measured batches whose peak the activations did not reach (flat_until)
   std::vector<int64_t> refined;      // batches measured near a size's predicted batch (refinement_batch)
   std::vector<int64_t> refined_for;  // the size each was measured for
-  std::vector<int64_t> refine_order = refine_sizes;  // smallest first: the batches added then ascend
+  std::vector<int64_t> refine_order = refine_sizes;  // smallest first (a later size may still add a smaller batch)
   std::sort(refine_order.begin(), refine_order.end());
   std::vector<int> refinements(refine_order.size(), 0);
   bool hidden_checked = false;
