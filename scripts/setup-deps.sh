@@ -12,6 +12,9 @@ packages=(
   libturbojpeg0-dev       # --data: JPEG decode with DCT-domain scaling (src/data)
   libpng-dev              # --data: PNG files in image folders
   libjs-chart.js chromium  # the HTML report inlines Chart.js; its test opens the page in headless Chromium
+  libsqlite3-dev          # the results store (src/store): SQLite by default
+  libpq-dev               # the results store on a PostgreSQL server (--store postgresql://...)
+  postgresql              # its tests start a real server (initdb, pg_ctl) in a temporary folder
 )
 torch=${TRAINBENCH_TORCH:-debian}   # debian | pip (scripts/torch-select.sh)
 # TORCH=pip: a venv for the pinned PyPI torch (scripts/torch-select.sh installs it).

@@ -32,12 +32,13 @@ mkdir -p "$dest/include" "$dest/licenses"
     echo "$dir $pkg $version"
     [[ -f /usr/share/doc/$pkg/copyright ]] && cp "/usr/share/doc/$pkg/copyright" "$dest/licenses/$pkg.copyright"
   done
-  # The image decoders, as static libraries with their headers (about 1.5 MB): a machine without
-  # libturbojpeg0-dev and libpng-dev (the GPU machine) then builds --data on image folders too.
+  # The image decoders and SQLite (the results store), as static libraries with their headers (about
+  # 3 MB): a machine without libturbojpeg0-dev, libpng-dev and libsqlite3-dev (the GPU machine) then
+  # builds --data on image folders and the store too (PostgreSQL stores need libpq: not carried).
   mkdir -p "$dest/lib"
   multiarch=/usr/lib/$(gcc -print-multiarch 2> /dev/null || echo x86_64-linux-gnu)
   for entry in libturbojpeg0-dev:turbojpeg.h:libturbojpeg.a libpng-dev:png.h,pngconf.h,pnglibconf.h:libpng16.a \
-               zlib1g-dev:zlib.h,zconf.h:libz.a; do
+               zlib1g-dev:zlib.h,zconf.h:libz.a libsqlite3-dev:sqlite3.h,sqlite3ext.h:libsqlite3.a; do
     IFS=: read -r pkg headers lib <<< "$entry"
     for h in ${headers//,/ }; do cp "/usr/include/$h" "$dest/include/"; done
     cp "$multiarch/$lib" "$dest/lib/"

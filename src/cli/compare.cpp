@@ -1,4 +1,5 @@
-// `trainbench compare BASE.json OTHER.json [MORE.json ...]`: reads results files only; runs nothing.
+// `trainbench compare BASE.json OTHER.json [MORE.json ...]`: reads results files (or stored runs,
+// store:QUERY) only; runs nothing.
 #include <fstream>
 #include <iostream>
 
@@ -11,7 +12,6 @@
 namespace trainbench::cli {
 
 int cmd_compare(const CompareOptions& o) {
-  if (o.files.size() < 2) return bad_input("compare needs BASE.json and at least one OTHER.json");
   ComparisonPrinter print = nullptr;
   try {
     print = comparison_printer(o.format);
@@ -20,11 +20,16 @@ int cmd_compare(const CompareOptions& o) {
   }
   if (!o.output.empty()) check_not_an_input(o.output, "-o", o.files);
   std::vector<ResultsFile> files;
+  std::vector<std::string> labels;
   try {
-    for (const auto& f : o.files) files.push_back(read_results(f));
+    for (auto& in : read_inputs(o.files, o.store)) {
+      labels.push_back(in.label);
+      files.push_back(std::move(in.file));
+    }
   } catch (const ResultsError& e) {
     return bad_input(e.what());
   }
+  if (files.size() < 2) return bad_input("compare needs BASE.json and at least one OTHER.json (or a store: query of two runs)");
 
   if (!o.ignore.empty()) {
     try {
@@ -38,9 +43,9 @@ int cmd_compare(const CompareOptions& o) {
 
   std::vector<Comparison> comparisons;
   for (size_t i = 1; i < files.size(); ++i) {
-    comparisons.push_back(compare_runs(files[0], files[i], o.files[0], o.files[i]));
+    comparisons.push_back(compare_runs(files[0], files[i], labels[0], labels[i]));
     if (const std::string hint = disjoint_hint(files[0], files[i]); !hint.empty()) {
-      std::cerr << "trainbench: note: " << o.files[0] << " and " << o.files[i] << ": " << hint << "\n";
+      std::cerr << "trainbench: note: " << labels[0] << " and " << labels[i] << ": " << hint << "\n";
     }
   }
   const std::string text = print(comparisons);

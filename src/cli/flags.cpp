@@ -50,6 +50,7 @@ Command add_run(CLI::App& app) {
                   "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
   o->measure.add_to(*sub);
   o->dist.add_to(*sub);
+  o->store.add_to(*sub);
   return {sub, [o, sub] { return cmd_run(*o, *sub); }};
 }
 
@@ -113,6 +114,7 @@ Command add_maxbatch(CLI::App& app) {
   trial_defaults(o->measure);
   o->measure.add_to(*sub);
   sub->add_flag("--no-predict", o->no_predict, "Search by doubling from --start, without a memory prediction first");
+  o->store.add_to(*sub);
   return {sub, [o, sub] {
             check_limit_conflicts(o->measure, limits_given(*sub));
             if (o->start > o->max_batch) {
@@ -138,6 +140,7 @@ Command add_memory(CLI::App& app) {
                   "Results file with each measured batch (default: results/memory-<time>.json)");
   trial_defaults(o->measure);
   o->measure.add_to(*sub);
+  o->store.add_to(*sub);
   return {sub, [o, sub] {
             check_limit_conflicts(o->measure, limits_given(*sub));
             o->measure.place_script_check();
@@ -148,7 +151,8 @@ Command add_memory(CLI::App& app) {
 Command add_compare(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* sub = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
-  sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]")->required();
+  sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]; store:QUERY gives stored runs")->required();
+  sub->add_option("--store", o->store, "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
   sub->add_option("--format,-f", o->format, "table, md, csv, json");
   sub->add_option("--output,-o", o->output, "Write to this file instead of stdout");
   sub->add_option("--ignore", o->ignore,
@@ -159,7 +163,9 @@ Command add_compare(CLI::App& app) {
 Command add_report(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");
-  sub->add_option("files", o->files, "RESULTS.json [MORE.json ...]; the first is BASE")->required();
+  sub->add_option("files", o->files, "RESULTS.json [MORE.json ...]; the first is BASE; store:QUERY gives stored runs")
+      ->required();
+  sub->add_option("--store", o->store, "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
   sub->add_option("--output,-o", o->output, "The HTML file to write")->required();
   return {sub, [o] { return cmd_report(*o); }};
 }
@@ -282,7 +288,8 @@ Command add_script_check(CLI::App& app) {
 std::vector<Command> add_commands(CLI::App& app) {
   return {add_list(app),     add_run(app),     add_data(app),    add_make_data(app), add_launch(app),
           add_maxbatch(app), add_memory(app),  add_compare(app), add_report(app),    add_op(app),
-          add_peak(app),     add_explain(app), add_run_case(app),  add_script_check(app), add_explain_layers(app)};
+          add_peak(app),     add_explain(app), add_store(app),   add_run_case(app),  add_script_check(app),
+          add_explain_layers(app)};
 }
 
 }  // namespace trainbench::cli

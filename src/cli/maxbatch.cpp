@@ -139,6 +139,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
   (void)o.measure.resolve();
   if (o.output.empty()) o.output = default_output_path("maxbatch");
   check_writable(o.output);
+  const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
   default_cpu_memory_limit(plan, o.measure);
 
   ResultsFile results;
@@ -173,7 +174,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
   }
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("{} tries; results: {}\n", results.benchmarks.size(), o.output);
-  return interrupted ? interrupt_exit_code() : code;
+  return keep_in_store(store, results, o.output, interrupted ? interrupt_exit_code() : code);
 }
 
 }  // namespace trainbench::cli

@@ -101,6 +101,7 @@ int cmd_memory(MemoryOptions o) {
   (void)o.measure.resolve();
   if (o.output.empty()) o.output = default_output_path("memory");
   check_writable(o.output);
+  const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
 
   ResultsFile results;
   results.context = collect_context(configure_threads(0), plan.front().device.str());
@@ -144,7 +145,7 @@ int cmd_memory(MemoryOptions o) {
   }
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("results: {}\n", o.output);
-  return interrupted ? interrupt_exit_code() : code;
+  return keep_in_store(store, results, o.output, interrupted ? interrupt_exit_code() : code);
 }
 
 }  // namespace trainbench::cli

@@ -13,6 +13,7 @@
 #include "results/context.h"
 #include "runner/measure.h"
 #include "core/value_rules.h"
+#include "store/store.h"
 
 namespace trainbench {
 struct Sweep;
@@ -114,6 +115,17 @@ struct InProcessFlags {
   void add_to(CLI::App& app);
 };
 
+// --store and --no-store (docs/store.md): where a run is kept when it ends.
+struct StoreFlags {
+  std::string store;  // empty: TRAINBENCH_STORE, else the default file
+  bool no_store = false;
+
+  // `measuring`: run, memory and maxbatch also take --no-store.
+  void add_to(CLI::App& app, bool measuring = true);
+  // choose_store's rule; throws InputError.
+  StoreSpec spec() const;
+};
+
 struct RunOptions : SweepFlags, InputDataFlags {
   std::string batches, threads = "0";
   std::string loader_threads = "0";
@@ -126,6 +138,7 @@ struct RunOptions : SweepFlags, InputDataFlags {
   std::string report;  // --report FILE: the HTML report of the results, written at the end
   MeasureFlags measure;
   DistFlags dist;
+  StoreFlags store;
 };
 
 struct LaunchFlags {
@@ -148,6 +161,7 @@ struct MaxBatchOptions : SweepFlags {
   bool no_predict = false;  // --no-predict: the doubling search without a memory prediction
   std::string output;
   MeasureFlags measure;
+  StoreFlags store;
 };
 
 struct MemoryOptions : SweepFlags {
@@ -156,10 +170,12 @@ struct MemoryOptions : SweepFlags {
   std::string measure_batches = "2,4,8";  // the batches measured for the fit
   std::string output;
   MeasureFlags measure;
+  StoreFlags store;
 };
 
 struct CompareOptions {
-  std::vector<std::string> files;  // BASE OTHER [MORE...]
+  std::vector<std::string> files;  // BASE OTHER [MORE...]: results files, or store:QUERY
+  std::string store;               // the store of store: inputs (--store)
   std::string ignore;              // settings left out of the join: layout,precision,optimizer
   std::string format = "table";
   std::string output;  // empty: stdout
@@ -253,9 +269,25 @@ struct MakeDataOptions {
 };
 
 struct ReportOptions {
-  std::vector<std::string> files;
+  std::vector<std::string> files;  // results files, or store:QUERY
+  std::string store;
   std::string output;
 };
+
+// The store a measuring command keeps its run in, opened once before anything runs (created or
+// migrated) so that a bad one is refused now, not after the run; none with --no-store. Throws InputError.
+StoreSpec check_store(const StoreFlags& flags);
+// Adds the results just written to `results_path` to the store and says so on stderr; `code` is the
+// command's exit code so far. A store that fails now: one line naming it and the results file, and
+// exit 2 (the results file holds everything measured).
+int keep_in_store(const StoreSpec& spec, const ResultsFile& results, const std::string& results_path, int code);
+// What compare and report read: results files, and store:QUERY (docs/store.md), which gives every
+// run it matches, oldest first, labelled store:run=ID. Throws InputError or ResultsError.
+struct Input {
+  std::string label;
+  ResultsFile file;
+};
+std::vector<Input> read_inputs(const std::vector<std::string>& inputs, const std::string& store_flag);
 
 // Prints "trainbench: error: <what>" as one line on stderr; returns the bad-input exit code.
 int bad_input(const std::string& what);

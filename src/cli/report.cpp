@@ -1,4 +1,5 @@
-// `trainbench report RESULTS.json [MORE.json ...] -o report.html`: reads results files only.
+// `trainbench report RESULTS.json [MORE.json ...] -o report.html`: reads results files (or stored runs,
+// store:QUERY) only.
 #include <iostream>
 
 #include "cli/commands.h"
@@ -10,16 +11,15 @@ namespace trainbench::cli {
 
 int cmd_report(const ReportOptions& o) {
   check_not_an_input(o.output, "-o", o.files);
-  for (const auto& f : o.files) {
-    try {
-      read_results(f);  // a bad file is bad input (exit 2), before anything is written
-    } catch (const ResultsError& e) {
-      return bad_input(e.what());
-    }
+  std::vector<ReportRun> runs;
+  try {
+    for (auto& in : read_inputs(o.files, o.store)) runs.push_back({in.label, std::move(in.file)});
+  } catch (const ResultsError& e) {
+    return bad_input(e.what());  // a bad file is bad input (exit 2), before anything is written
   }
   find_chartjs();  // ReportError when Chart.js is missing: one line, exit 1
   try {
-    write_html_report(o.files, o.output);
+    write_html_report(runs, o.output);
   } catch (const ReportError& e) {
     return bad_input(e.what());  // the output cannot be written
   }

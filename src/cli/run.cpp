@@ -316,6 +316,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   }
   Journal journal;
   const std::string journal_path = claim_output(o, journal);
+  (void)check_store(o.store);  // a store that cannot take the run is refused now, not after it
   const PlanIdentity identity = plan_identity(plan.cases, o.measure);
   Resumed resumed = merge_resumed(o, journal_path, identity, plan.cases);
   if (plan.dist)

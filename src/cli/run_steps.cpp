@@ -234,7 +234,7 @@ int write_run(const RunOptions& o, const RunPlan& plan, const Context& context, 
           "`trainbench run ... --resume -o {}`\n",
           fresh, todo, o.output, o.output);
     }
-    return interrupt_exit_code();
+    return keep_in_store(o.store.spec(), results, o.output, interrupt_exit_code());
   }
   std::error_code ec;
   fs::remove(journal_path_for(o.output), ec);  // everything is in the results file now
@@ -243,7 +243,7 @@ int write_run(const RunOptions& o, const RunPlan& plan, const Context& context, 
   for (const auto& r : results.benchmarks) errors += r.status == Status::error ? 1 : 0;
   std::cerr << fmt::format("{} case(s) in {}; results: {}{}\n", fresh, duration_text(total), o.output,
                            errors ? fmt::format(" ({} failed)", errors) : "");
-  return errors ? kExitFailure : kExitOk;
+  return keep_in_store(o.store.spec(), results, o.output, errors ? kExitFailure : kExitOk);
 }
 
 }  // namespace trainbench::cli

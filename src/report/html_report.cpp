@@ -264,6 +264,10 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::string& c
 void write_html_report(const std::vector<std::string>& inputs, const std::string& output) {
   std::vector<ReportRun> runs;
   for (const auto& path : inputs) runs.push_back({path, read_results(path)});
+  write_html_report(runs, output);
+}
+
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& output) {
   const std::string chartjs_path = find_chartjs();
   const std::string chartjs = slurp(chartjs_path);
   if (chartjs.empty()) throw ReportError(chartjs_path + ": empty or unreadable; reinstall libjs-chart.js");

@@ -43,6 +43,8 @@ std::string html_report(const std::vector<ReportRun>& runs, const std::string& c
 // Reads the results files (ResultsError for a bad one), finds Chart.js and writes the page to `output`
 // (ReportError when it cannot).
 void write_html_report(const std::vector<std::string>& inputs, const std::string& output);
+// The same from runs already read (results files, or runs from the store).
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& output);
 
 namespace detail {
 // The page with its three holes filled: title, data model (JSON) and the Chart.js source.

@@ -1,0 +1,76 @@
+// The one seam between the results store (store.h) and a database: a connection that runs SQL with
+// bound parameters only. Two kinds: SQLite (sqlite_connection.cpp, the default, a file) and
+// PostgreSQL (a server, for a team). The store's SQL is written once, in the subset both understand,
+// with $1, $2, ... placeholders; no value ever becomes part of the SQL text.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace trainbench {
+
+// A store that cannot be opened, read or written. what() is one line, naming the store (a path, or
+// a URL with its password left out) and the problem.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A bound parameter or a column value: NULL, an integer, a real or text.
+using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
+using SqlRow = std::vector<SqlValue>;
+
+// Column readers: a NULL reads as 0, NaN or "".
+int64_t sql_int(const SqlValue& v);
+double sql_real(const SqlValue& v);
+std::string sql_text(const SqlValue& v);
+
+class SqlConnection {
+ public:
+  virtual ~SqlConnection() = default;
+  // What the store is, for messages: a path, or a URL without its password.
+  virtual const std::string& name() const = 0;
+  virtual bool is_sqlite() const = 0;
+  // Runs `sql` with `params` bound to $1, $2, ...; the rows it returns (none for a statement that
+  // returns none). Throws StoreError.
+  virtual std::vector<SqlRow> query(const std::string& sql, const std::vector<SqlValue>& params = {}) = 0;
+  // A write transaction, taken at once (SQLite: BEGIN IMMEDIATE, so two writers queue for the busy
+  // timeout instead of failing on an upgrade); then commit() or rollback().
+  virtual void begin_write() = 0;
+  virtual void commit() = 0;
+  virtual void rollback() noexcept = 0;
+};
+
+// Opens (creating the file and its folder) an SQLite store: WAL mode, a busy timeout of `busy_ms`,
+// foreign keys on. Throws StoreError.
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, int busy_ms);
+
+// Connects to a PostgreSQL server by URL (postgresql://user@host:port/db?...), with a connect
+// timeout of 10 s unless the URL sets one. Throws StoreError; its message never holds the password.
+std::unique_ptr<SqlConnection> open_postgresql(const std::string& url);
+// The URL as messages show it: user:password@ becomes user@, a password=... parameter is dropped.
+std::string url_without_password(const std::string& url);
+
+// Rolls back unless committed: a write is there whole or not at all.
+class WriteTransaction {
+ public:
+  explicit WriteTransaction(SqlConnection& db) : db_(db) { db_.begin_write(); }
+  ~WriteTransaction() {
+    if (!done_) db_.rollback();
+  }
+  WriteTransaction(const WriteTransaction&) = delete;
+  WriteTransaction& operator=(const WriteTransaction&) = delete;
+  void commit() {
+    db_.commit();
+    done_ = true;
+  }
+
+ private:
+  SqlConnection& db_;
+  bool done_ = false;
+};
+
+}  // namespace trainbench

@@ -1,0 +1,225 @@
+// The results store (src/store) on SQLite, in this process: a run added twice is stored once and comes
+// back byte for byte; hostile strings stay data; queries pick the runs they say; a resumed run
+// completes its interrupted self; bad stores are refused with one line. The command line and real
+// processes: test_store_cli.cpp; PostgreSQL: test_store_pg.cpp.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_util.h"
+#include "results/results_file.h"
+#include "store/store.h"
+
+namespace fs = std::filesystem;
+
+namespace trainbench {
+namespace {
+
+using test::temp_dir;
+
+const std::string kData = TRAINBENCH_TEST_DATA;
+
+std::unique_ptr<Store> open_file(const fs::path& p) { return Store::open({StoreSpec::Kind::sqlite, p.string()}); }
+
+// Runs SQL on the file directly (sqlite3's C API), beside the store: to plant what no store writes.
+void raw_sql(const fs::path& p, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(p.string().c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+TEST(Store, ARunAddedTwiceIsStoredOnceAndComesBackAsItWent) {
+  const fs::path dir = temp_dir("store", "twice");
+  const auto store = open_file(dir / "s.sqlite");
+  for (const char* name : {"report_cpu.json", "report_gpu.json", "report_dist.json", "explain_convnet.json"}) {
+    const ResultsFile f = read_results(kData + "/" + name);
+    const Store::Added a = store->add(f);
+    EXPECT_TRUE(a.added) << name;
+    const Store::Added again = store->add(f);
+    EXPECT_FALSE(again.added) << name;
+    EXPECT_EQ(again.id, a.id) << name;
+    // What comes back is the file as trainbench writes it: the same text, explain's breakdown included.
+    EXPECT_EQ(results_to_string(store->load(a.id)), results_to_string(f)) << name;
+  }
+  const auto runs = store->runs({});
+  ASSERT_EQ(runs.size(), 4u);
+  const ResultsFile cpu = read_results(kData + "/report_cpu.json");
+  const auto it = std::find_if(runs.begin(), runs.end(), [&](const StoredRun& r) { return r.hash == run_hash(cpu); });
+  ASSERT_NE(it, runs.end());
+  EXPECT_EQ(it->cases, 8);  // the fixture's benchmarks array
+  EXPECT_EQ(it->hostname, cpu.context.hostname);
+  EXPECT_EQ(it->device, "cpu");
+  EXPECT_EQ(store->find(it->hash.substr(0, 8)).id, it->id);
+  EXPECT_EQ(store->find(std::to_string(it->id)).hash, it->hash);
+  EXPECT_TRUE(store->remove(it->id));
+  EXPECT_FALSE(store->remove(it->id));
+  EXPECT_EQ(store->runs({}).size(), 3u);
+  EXPECT_THROW(store->find(it->hash.substr(0, 8)), StoreError);
+}
+
+TEST(Store, HostileStringsAreDataNotSql) {
+  const fs::path dir = temp_dir("store", "hostile");
+  const auto store = open_file(dir / "s.sqlite");
+  ResultsFile f = read_results(kData + "/report_cpu.json");
+  const std::string evil = "x'); DROP TABLE runs; -- \"$1\" ?1 :a @b %_ \\ \xc3\xa9\xe2\x80\x8b";
+  f.context.hostname = evil;
+  f.context.device_name = std::string("nul\0inside", 10);
+  f.benchmarks[0].model = evil;
+  f.benchmarks[0].params["file"] = "'; DELETE FROM cases; --";
+  const Store::Added a = store->add(f);
+  ASSERT_TRUE(a.added);
+  EXPECT_EQ(results_to_string(store->load(a.id)), results_to_string(f));
+  RunQuery q;
+  q.machine = evil;
+  ASSERT_EQ(store->runs(q).size(), 1u);
+  EXPECT_EQ(store->runs(q)[0].hostname, evil);
+  q = {};
+  q.model = evil;
+  EXPECT_EQ(store->runs(q).size(), 1u);
+  q.machine = "x";  // a prefix of the hostile name is not the name
+  EXPECT_EQ(store->runs(q).size(), 0u);
+  EXPECT_EQ(store->runs({})[0].cases, 8);  // both tables are still there, whole
+}
+
+// Four runs, the expected answers written from their contexts by hand.
+TEST(Store, QueriesPickTheRunsTheySay) {
+  const fs::path dir = temp_dir("store", "query");
+  const auto store = open_file(dir / "s.sqlite");
+  const ResultsFile cpu = read_results(kData + "/report_cpu.json");  // resnet18/50 ... on cpu
+  const ResultsFile gpu = read_results(kData + "/report_gpu.json");  // on cuda:0
+  struct Plan {
+    const ResultsFile* base;
+    const char* host;
+    const char* start;
+    const char* libtorch;
+  };
+  const std::vector<Plan> plans = {{&cpu, "alpha", "2026-01-01T10:00:00Z", "1.13.1"},
+                                   {&gpu, "alpha", "2026-01-02T10:00:00Z", "2.11.0+cu130"},
+                                   {&cpu, "beta", "2026-01-03T10:00:00Z", "2.11.0+cu130"},
+                                   {&gpu, "beta", "2026-01-04T10:00:00Z", "2.10.0+cu128"}};
+  std::vector<int64_t> ids;
+  for (const auto& p : plans) {
+    ResultsFile f = *p.base;
+    f.context.hostname = p.host;
+    f.context.start_time = p.start;
+    f.context.libtorch_version = p.libtorch;
+    ids.push_back(store->add(f).id);
+  }
+  auto pick = [&](const std::string& text) {
+    std::vector<int64_t> out;
+    for (const auto& r : store->runs(parse_run_query(text))) out.push_back(r.id);
+    return out;
+  };
+  EXPECT_EQ(pick(""), ids);  // oldest first
+  EXPECT_EQ(pick("device=cuda"), (std::vector<int64_t>{ids[1], ids[3]}));  // cuda matches cuda:0
+  EXPECT_EQ(pick("device=cuda:0"), (std::vector<int64_t>{ids[1], ids[3]}));
+  EXPECT_EQ(pick("device=cud"), std::vector<int64_t>{});  // a prefix of a device name is not a device
+  EXPECT_EQ(pick("device=cpu,machine=beta"), std::vector<int64_t>{ids[2]});
+  EXPECT_EQ(pick("libtorch=2.11"), (std::vector<int64_t>{ids[1], ids[2]}));
+  EXPECT_EQ(pick("since=2026-01-03"), (std::vector<int64_t>{ids[2], ids[3]}));
+  EXPECT_EQ(pick("last=2"), (std::vector<int64_t>{ids[2], ids[3]}));
+  EXPECT_EQ(pick("machine=alpha,last=1"), std::vector<int64_t>{ids[1]});
+  EXPECT_EQ(pick("run=" + std::to_string(ids[2])), std::vector<int64_t>{ids[2]});
+  EXPECT_EQ(pick("model=" + cpu.benchmarks[0].model + ",device=cpu"), (std::vector<int64_t>{ids[0], ids[2]}));
+}
+
+TEST(Store, BadQueriesAndStoreNamesAreRefusedByOneRule) {
+  for (const char* bad : {"last=0", "last=-1", "last=2.5", "last=", "device", "color=red", "device=a,device=b",
+                          "since=yesterday", "run=abc", "device=cpu,,last=1"}) {
+    EXPECT_THROW(parse_run_query(bad), InputError) << bad;
+  }
+  EXPECT_THROW(parse_store_spec("", "--store"), InputError);
+  EXPECT_THROW(parse_store_spec("sqlite:", "--store"), InputError);
+  EXPECT_THROW(parse_store_spec("mysql://host/db", "--store"), InputError);
+  EXPECT_EQ(parse_store_spec("none", "--store").kind, StoreSpec::Kind::none);
+  EXPECT_EQ(parse_store_spec("postgres://u@h/db", "--store").kind, StoreSpec::Kind::postgresql);
+  const StoreSpec s = parse_store_spec("sqlite:/tmp/a b.sqlite", "--store");
+  EXPECT_EQ(s.kind, StoreSpec::Kind::sqlite);
+  EXPECT_EQ(s.where, "/tmp/a b.sqlite");
+}
+
+TEST(Store, PasswordsAreLeftOutOfTheStoresName) {
+  EXPECT_EQ(url_without_password("postgresql://bob:s3cret@db.example:5432/runs"), "postgresql://bob@db.example:5432/runs");
+  EXPECT_EQ(url_without_password("postgresql://bob:p@ss@host/db"), "postgresql://bob@host/db");
+  EXPECT_EQ(url_without_password("postgresql://bob@host/db?password=s3cret&sslmode=require"),
+            "postgresql://bob@host/db?sslmode=require");
+  EXPECT_EQ(url_without_password("postgresql:///db?host=/tmp&password=s3cret"), "postgresql:///db?host=/tmp");
+  EXPECT_EQ(url_without_password("postgresql://host/db"), "postgresql://host/db");
+}
+
+TEST(Store, AResumedRunCompletesItsInterruptedSelf) {
+  const fs::path dir = temp_dir("store", "resumed");
+  const auto store = open_file(dir / "s.sqlite");
+  const ResultsFile whole = read_results(kData + "/report_cpu.json");
+  ResultsFile part = whole;
+  part.benchmarks.resize(3);  // interrupted after 3 of 8 cases
+  const int64_t first = store->add(part).id;
+  ResultsFile other = whole;  // another run of the same machine: kept
+  other.context.start_time = "2030-01-01T00:00:00Z";
+  const int64_t kept = store->add(other).id;
+  const Store::Added a = store->add(whole);
+  EXPECT_TRUE(a.added);
+  EXPECT_EQ(a.replaced, std::vector<int64_t>{first});
+  const auto runs = store->runs({});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].id, a.id);
+  EXPECT_EQ(runs[1].id, kept);
+  // A run of the same start whose cases differ (a case measured twice differently) replaces nothing.
+  ResultsFile changed = whole;
+  changed.benchmarks[0].throughput *= 2;
+  changed.benchmarks.resize(2);
+  EXPECT_TRUE(store->add(changed).replaced.empty());
+}
+
+TEST(Store, ACorruptFileANewerSchemaAndAForeignDatabaseAreRefused) {
+  const fs::path dir = temp_dir("store", "bad");
+  {
+    std::ofstream(dir / "garbage.sqlite") << std::string(4096, 'x');
+    try {
+      open_file(dir / "garbage.sqlite");
+      ADD_FAILURE() << "a garbage file opened as a store";
+    } catch (const StoreError& e) {
+      EXPECT_NE(std::string(e.what()).find("garbage.sqlite: not a readable store"), std::string::npos) << e.what();
+    }
+  }
+  open_file(dir / "newer.sqlite");
+  raw_sql(dir / "newer.sqlite", "UPDATE trainbench_meta SET value = '99' WHERE key = 'schema_version'");
+  try {
+    open_file(dir / "newer.sqlite");
+    ADD_FAILURE() << "a newer store opened";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema 99, newer than this trainbench's (1)"), std::string::npos) << e.what();
+  }
+  raw_sql(dir / "foreign.sqlite", "CREATE TABLE photos (id INTEGER)");
+  try {
+    open_file(dir / "foreign.sqlite");
+    ADD_FAILURE() << "another program's database opened as a store";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a trainbench store"), std::string::npos) << e.what();
+  }
+  fs::create_directories(dir / "folder.sqlite");
+  EXPECT_THROW(open_file(dir / "folder.sqlite"), StoreError);
+}
+
+// Version 0 is an empty file; opening it makes version 1, whose tables are those docs/store.md names.
+TEST(Store, AnEmptyFileIsMigratedToTheCurrentSchema) {
+  const fs::path dir = temp_dir("store", "migrate");
+  std::ofstream(dir / "empty.sqlite").close();
+  const auto store = open_file(dir / "empty.sqlite");
+  const auto version = store->db().query("SELECT value FROM trainbench_meta WHERE key = 'schema_version'");
+  ASSERT_EQ(version.size(), 1u);
+  EXPECT_EQ(sql_text(version[0][0]), std::to_string(kStoreSchemaVersion));
+  const auto tables = store->db().query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  std::vector<std::string> names;
+  for (const auto& t : tables) names.push_back(sql_text(t[0]));
+  EXPECT_EQ(names, (std::vector<std::string>{"cases", "runs", "trainbench_meta"}));
+}
+
+}  // namespace
+}  // namespace trainbench

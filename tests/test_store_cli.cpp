@@ -1,0 +1,231 @@
+// The results store from the command line, with real processes: a run is kept and exports to its own
+// results file byte for byte; bad stores are one line and exit 2 with nothing measured lost; compare and
+// report read stored runs; writers at once lose nothing; a killed write leaves no half run; an
+// interrupted run is stored and its resume completes it.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.h"
+#include "results/journal.h"
+#include "results/results_file.h"
+#include "store/store.h"
+
+namespace fs = std::filesystem;
+
+namespace trainbench {
+namespace {
+
+using namespace test;
+
+const std::string kData = TRAINBENCH_TEST_DATA;
+const std::string kFast = " --warmup 1 --min-steps 2 --min-time 0 --max-time 3 --max-noise 100";
+const std::string kTiny = "run --case convnet:b2:fp32:nchw:cpu" + kFast;
+
+// The runs in a store, through the command line.
+nlohmann::json listed(const fs::path& store, const fs::path& dir) {
+  const CmdResult r = run_trainbench("store list --format json --store " + store.string(), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::array();
+}
+
+// report_cpu.json under another start time: a distinct run of the same cases.
+fs::path variant(const fs::path& dir, int i, size_t cases = 0) {
+  ResultsFile f = read_results(kData + "/report_cpu.json");
+  f.context.start_time = fmt::format("2026-02-{:02d}T{:02d}:{:02d}:00Z", 1 + i / 600, (i / 60) % 10, i % 60);
+  const size_t n = f.benchmarks.size();
+  for (size_t k = n; k < cases; ++k) {
+    f.benchmarks.push_back(f.benchmarks[k % n]);
+    f.benchmarks.back().name += fmt::format(":copy{}", k);
+  }
+  const fs::path p = dir / fmt::format("v{}.json", i);
+  write_results_atomic(p.string(), f);
+  return p;
+}
+
+TEST(StoreCli, ARunIsKeptAndExportsToItsOwnResultsFile) {
+  const fs::path dir = temp_dir("storecli", "kept");
+  const fs::path store = dir / "s.sqlite", out = dir / "r.json";
+  CmdResult r = run_trainbench(kTiny + " -o " + out.string() + " --store " + store.string(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("stored as run 1 in " + store.string()), std::string::npos) << r.err;
+  r = run_trainbench("store export 1 --store " + store.string(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, slurp(out));  // byte for byte: compare and report read it as the file
+  r = run_trainbench("store import " + out.string() + " --store " + store.string(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("already stored as run 1"), std::string::npos) << r.out;
+  // --no-store keeps nothing; TRAINBENCH_STORE chooses the store when --store is not given.
+  r = run_trainbench(kTiny + " -o " + (dir / "n.json").string() + " --no-store --store " + store.string(), dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("stored"), std::string::npos) << r.err;
+  EXPECT_EQ(listed(store, dir).size(), 1u);
+  r = run_trainbench(kTiny + " -o " + (dir / "e.json").string(), dir, {"TRAINBENCH_STORE=" + store.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(listed(store, dir).size(), 2u);
+  // Without either, the default store under $XDG_DATA_HOME.
+  r = run_trainbench(kTiny + " -o " + (dir / "x.json").string(), dir,
+                     {"-u TRAINBENCH_STORE XDG_DATA_HOME=" + (dir / "xdg").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "xdg" / "trainbench" / "results.sqlite")) << r.err;
+}
+
+TEST(StoreCli, BadStoresAreOneLineAndExit2AndLoseNothingMeasured) {
+  const fs::path dir = temp_dir("storecli", "bad");
+  std::ofstream(dir / "garbage.sqlite") << std::string(4096, 'x');
+  // Refused before anything runs: no results file.
+  CmdResult r = run_trainbench(kTiny + " -o " + (dir / "r.json").string() + " --store " + (dir / "garbage.sqlite").string(), dir);
+  EXPECT_TRUE(refused(r, {"garbage.sqlite: not a readable store"}));
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
+  r = run_trainbench("store list --store " + (dir / "garbage.sqlite").string(), dir);
+  EXPECT_TRUE(refused(r, {"not a readable store"}));
+  // A file that is not a results file: nothing of the files given is added.
+  std::ofstream(dir / "bad.json") << "{\"schema_version\": 1}";
+  r = run_trainbench("store import " + kData + "/report_cpu.json " + (dir / "bad.json").string() + " --store " +
+                         (dir / "s.sqlite").string(),
+                     dir);
+  EXPECT_TRUE(refused(r, {"bad.json"}));
+  EXPECT_EQ(listed(dir / "s.sqlite", dir).size(), 0u);
+  for (const char* q : {"store:last=0", "store:colour=red", "store:device=cuda"}) {
+    r = run_trainbench(std::string("compare ") + q + " " + kData + "/report_cpu.json --store " + (dir / "s.sqlite").string(),
+                       dir);
+    EXPECT_TRUE(refused(r, {q})) << q;
+  }
+  // A server that does not answer: the password is in no message.
+  r = run_trainbench("store list --store 'postgresql://bob:Sup3rSecret@127.0.0.1:1/runs'", dir);
+  EXPECT_TRUE(refused(r, {"postgresql://bob@127.0.0.1:1/runs", "cannot connect"}));
+  EXPECT_EQ(r.err.find("Sup3rSecret"), std::string::npos) << r.err;
+  r = run_trainbench(kTiny + " --store 'postgresql://bob:Sup3rSecret@127.0.0.1:1/runs'", dir);
+  EXPECT_TRUE(refused(r, {"cannot connect"}));
+  EXPECT_EQ(r.err.find("Sup3rSecret"), std::string::npos) << r.err;
+}
+
+TEST(StoreCli, CompareAndReportReadStoredRuns) {
+  const fs::path dir = temp_dir("storecli", "compare");
+  const std::string store = " --store " + (dir / "s.sqlite").string();
+  const std::string base = kData + "/compare_base.json", other = kData + "/compare_other.json";
+  ASSERT_EQ(run_trainbench("store import " + base + " " + other + store, dir).code, 0);
+  const CmdResult files = run_trainbench("compare " + base + " " + other + " --format json", dir);
+  const CmdResult stored = run_trainbench("compare store:last=2" + store + " --format json", dir);
+  ASSERT_EQ(files.code, 0) << files.err;
+  ASSERT_EQ(stored.code, 0) << stored.err;
+  nlohmann::json a = nlohmann::json::parse(files.out)["comparisons"], b = nlohmann::json::parse(stored.out)["comparisons"];
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0]["base"], "store:run=1");
+  EXPECT_EQ(b[0]["other"], "store:run=2");
+  EXPECT_EQ(a[0]["cases"], b[0]["cases"]);  // the same joins, ratios and verdicts as from the files
+  EXPECT_FALSE(a[0]["cases"].empty());
+  const CmdResult report = run_trainbench("report store:run=1 " + other + " -o " + (dir / "r.html").string() + store, dir);
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_NE(slurp(dir / "r.html").find("store:run=1"), std::string::npos);
+}
+
+// Writers at once: four imports of ten runs each and two runs, all started together on one store.
+TEST(StoreCli, WritersAtOnceLoseNothing) {
+  const fs::path dir = temp_dir("storecli", "together");
+  const fs::path store = dir / "s.sqlite";
+  std::vector<std::string> commands;
+  for (int p = 0; p < 4; ++p) {
+    std::string files;
+    for (int i = 0; i < 10; ++i) files += " " + variant(dir, p * 10 + i).string();
+    commands.push_back(std::string(TRAINBENCH_EXE) + " store import" + files + " --store " + store.string());
+  }
+  for (int p = 0; p < 2; ++p) {
+    commands.push_back(std::string(TRAINBENCH_EXE) + " " + kTiny + " -o " + (dir / fmt::format("run{}.json", p)).string() +
+                       " --store " + store.string());
+  }
+  std::string script;
+  for (size_t i = 0; i < commands.size(); ++i) {
+    script += commands[i] + " > " + (dir / fmt::format("out{}", i)).string() + " 2>&1 & ";
+  }
+  script += "fail=0; for j in $(jobs -p); do wait $j || fail=1; done; exit $fail";
+  EXPECT_EQ(shell("bash -c '" + script + "'"), 0) << slurp(dir / "out0") << slurp(dir / "out4");
+  const nlohmann::json runs = listed(store, dir);
+  EXPECT_EQ(runs.size(), 42u);  // 40 imported + 2 measured: none lost
+  for (const auto& run : runs) EXPECT_GT(run["cases"].get<int>(), 0);
+}
+
+// A write killed at any moment leaves the run whole or absent, never in part. The kill times spread
+// over an import of 6000 cases measured first; a kill that came while the write was open shows as a
+// store with no run and a non-empty write-ahead log (SQLite's uncommitted frames), which the next
+// opening discards.
+TEST(StoreCli, AKilledWriteLeavesNoHalfRun) {
+  const fs::path dir = temp_dir("storecli", "killed");
+  const fs::path big = variant(dir, 1, 6000);
+  const std::string import = std::string(TRAINBENCH_EXE) + " store import " + big.string() + " --store ";
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(shell(import + (dir / "timed.sqlite").string() + " > /dev/null 2>&1"), 0);
+  const double whole_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int mid_write = 0, complete = 0;
+  for (int k = 1; k <= 12; ++k) {
+    const fs::path store = dir / fmt::format("k{}.sqlite", k);
+    // Open the store first (its schema made), so that the killed process only adds the run.
+    ASSERT_EQ(shell(std::string(TRAINBENCH_EXE) + " store list --store " + store.string() + " > /dev/null 2>&1"), 0);
+    const double at = whole_s * (0.35 + 0.05 * k);
+    shell(fmt::format("timeout -s KILL {:.3f} {} > /dev/null 2>&1", at, import + store.string()));
+    const fs::path wal = store.string() + "-wal";
+    const bool wal_written = fs::exists(wal) && fs::file_size(wal) > 0;
+    const nlohmann::json runs = listed(store, dir);
+    ASSERT_LE(runs.size(), 1u);
+    if (runs.empty()) {
+      mid_write += wal_written ? 1 : 0;
+    } else {
+      EXPECT_EQ(runs[0]["cases"].get<int>(), 6000) << "a run stored in part, killed at " << at << " s";
+      ++complete;
+    }
+  }
+  std::cerr << fmt::format("whole import {:.2f} s; killed mid-write {}, complete {}\n", whole_s, mid_write, complete);
+  EXPECT_GE(mid_write, 1) << "no kill landed inside the write: the test proved nothing";
+}
+
+// SIGTERM during a run: the cases measured are in its results file and in the store; --resume
+// measures the rest, and the stored run it makes takes the interrupted one's place.
+TEST(StoreCli, AnInterruptedRunIsStoredAndItsResumeCompletesIt) {
+  const fs::path dir = temp_dir("storecli", "resume");
+  const fs::path store = dir / "s.sqlite", out = dir / "r.json";
+  const std::string cases = "run --case convnet:b1:fp32:nchw:cpu --case convnet:b2:fp32:nchw:cpu"
+                            " --case convnet:b3:fp32:nchw:cpu --warmup 1 --min-steps 3 --min-time 0 --max-time 1"
+                            " --max-noise 0 --store " + store.string() + " -o " + out.string();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string cmd = std::string("exec ") + TRAINBENCH_EXE + " " + cases + " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const fs::path journal = out.string() + ".journal";
+  bool have_one = false;
+  for (int i = 0; i < 600 && !have_one; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (fs::exists(journal)) have_one = !read_journal(journal.string()).records.empty();
+  }
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(have_one) << "no case reached the journal";
+  nlohmann::json runs = listed(store, dir);
+  ASSERT_EQ(runs.size(), 1u) << "the interrupted run was not stored";
+  const int measured = runs[0]["cases"].get<int>();
+  ASSERT_GE(measured, 1);
+  ASSERT_LT(measured, 3) << "interrupted too late to test the resume";
+  const CmdResult r = run_trainbench(cases + " --resume", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("it completes run 1 (interrupted), which it replaces"), std::string::npos) << r.err;
+  runs = listed(store, dir);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["cases"].get<int>(), 3);
+  EXPECT_EQ(runs[0]["run"].get<int>(), 2);
+}
+
+}  // namespace
+}  // namespace trainbench
