@@ -105,6 +105,7 @@ TEST(PgStore, RunsGoInAndComeOutAsOnSQLite) {
   }
   ResultsFile hostile = read_results(kData + "/report_cpu.json");
   hostile.context.hostname = "h'); DROP TABLE runs; -- $1 \xc3\xa9";
+  hostile.context.start_time = "2031-01-01T00:00:00Z";  // the latest run
   hostile.benchmarks[0].model = "'; DELETE FROM cases; --";
   const Store::Added h = store->add(hostile);
   EXPECT_EQ(results_to_string(store->load(h.id)), results_to_string(hostile));
