@@ -106,6 +106,11 @@ struct StoreOptions {
   StoreFlags flags;
 };
 
+// list's and push's QUERY, written with or without the store: of compare's inputs.
+RunQuery query_of(const std::string& text) {
+  return parse_run_query(text.rfind("store:", 0) == 0 ? text.substr(6) : text);
+}
+
 std::unique_ptr<Store> chosen(const StoreOptions& o) { return open_or_refuse(o.flags.spec(), "trainbench store"); }
 
 int store_import(const StoreOptions& o) {
@@ -166,9 +171,7 @@ std::string store_list_text(const std::vector<StoredRun>& runs) {
 
 int store_list(const StoreOptions& o) {
   if (o.format != "table" && o.format != "json") throw InputError("--format: '" + o.format + "' is not table or json");
-  std::string text = o.query;
-  if (text.rfind("store:", 0) == 0) text = text.substr(6);
-  const RunQuery q = parse_run_query(text);
+  const RunQuery q = query_of(o.query);
   const auto store = chosen(o);
   const auto runs = store->runs(q);
   if (o.format == "json") {
@@ -211,9 +214,7 @@ int store_rm(const StoreOptions& o) {
 int store_push(const StoreOptions& o) {
   const StoreSpec to = parse_store_spec(o.to, "--to");
   if (to.kind == StoreSpec::Kind::none) throw InputError("--to: none is not a store to push to");
-  std::string text = o.query;
-  if (text.rfind("store:", 0) == 0) text = text.substr(6);
-  const RunQuery q = parse_run_query(text);
+  const RunQuery q = query_of(o.query);
   const auto from = chosen(o);
   const auto target = open_or_refuse(to, "--to");
   int added = 0;

@@ -206,7 +206,12 @@ RunQuery parse_run_query(const std::string& text) {
   return q;
 }
 
-std::string run_hash(const ResultsFile& f) { return sha256_hex(to_json(f).dump()); }
+namespace {
+// The hash of a run from its JSON (to_json of its results), so add() serialises the run once.
+std::string hash_of(const nlohmann::json& whole) { return sha256_hex(whole.dump()); }
+}  // namespace
+
+std::string run_hash(const ResultsFile& f) { return hash_of(to_json(f)); }
 
 Store::Store(std::unique_ptr<SqlConnection> db) : db_(std::move(db)) { check_schema(); }
 
@@ -249,7 +254,8 @@ std::unique_ptr<Store> Store::open(const StoreSpec& spec) {
 }
 
 Store::Added Store::add(const ResultsFile& f) {
-  const std::string hash = run_hash(f);
+  const nlohmann::json whole = to_json(f);
+  const std::string hash = hash_of(whole);
   SqlConnection& db = *db_;
   WriteTransaction t(db);
   if (const auto rows = db.query("SELECT id FROM runs WHERE hash = $1", {hash}); !rows.empty()) {
@@ -259,7 +265,6 @@ Store::Added Store::add(const ResultsFile& f) {
   int64_t ok = 0;
   for (const auto& r : f.benchmarks) ok += r.ok() ? 1 : 0;
   nlohmann::json extra = nlohmann::json::object();
-  const nlohmann::json whole = to_json(f);
   for (const char* key : {"ops", "explain"}) {
     if (whole.contains(key)) extra[key] = whole[key];
   }
@@ -273,8 +278,9 @@ Store::Added Store::add(const ResultsFile& f) {
        column_text(c.git_revision), int64_t{f.schema_version}, static_cast<int64_t>(f.benchmarks.size()), ok,
        whole["context"].dump(), extra.empty() ? SqlValue{} : SqlValue{extra.dump()}});
   const int64_t id = sql_int(rows.at(0).at(0));
-  std::set<std::string> records;
-  for (const auto& r : whole["benchmarks"]) records.insert(r.dump());
+  std::vector<std::string> record_text;  // each case's JSON, as stored
+  for (const auto& r : whole["benchmarks"]) record_text.push_back(r.dump());
+  const std::set<std::string> records(record_text.begin(), record_text.end());
   Added out{id, true, {}};
   // A resumed run completes the interrupted one stored before it: the same context (a resumed run
   // keeps its first start's), every stored case among its own. It takes that run's place; nothing
@@ -298,7 +304,7 @@ Store::Added Store::add(const ResultsFile& f) {
         {id, static_cast<int64_t>(i), column_text(r.name), column_text(r.model), r.batch_size, column_text(r.precision),
          column_text(r.layout), column_text(r.device), int64_t{r.threads}, std::string(to_string(r.status)),
          r.throughput, column_text(r.unit), r.step_time_s.median,
-         r.step_time_s.jitter, whole["benchmarks"][i].dump()});
+         r.step_time_s.jitter, record_text[i]});
   }
   for (const int64_t older : out.replaced) {
     db.query("DELETE FROM cases WHERE run_id = $1", {older});
