@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 SUITE ?= quick
 
-.PHONY: setup configure build build-program run test bench clean
+.PHONY: setup configure build build-program run test bench board-example clean
 
 setup:
 	TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
@@ -38,6 +38,14 @@ test: build
 bench: build-program
 	TRAINBENCH_WITH_PYTHON=1 TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
 	py=$$(./scripts/torch-select.sh python $(TORCH_KIND)) && $$py bench/vs_pytorch.py --build $(BUILD) --python $$py
+
+# The README's board: three committed results files (examples/board/) in a fresh store, as the
+# Markdown table and the HTML page (results/board.html).
+board-example: build-program
+	rm -f results/board-example.sqlite results/board-example.sqlite-wal results/board-example.sqlite-shm
+	build/trainbench store import --store results/board-example.sqlite examples/board/*.json > /dev/null
+	build/trainbench board --store results/board-example.sqlite --baseline epyc-a/cpu -o results/board.html
+	build/trainbench board --store results/board-example.sqlite --baseline epyc-a/cpu
 
 clean:
 	rm -rf build

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "browser_util.h"
 #include "cli_util.h"
 #include "memory/fit.h"
 #include "report/html_report.h"
@@ -268,53 +269,6 @@ TEST(ReportCli, MissingChartJsIsOneClearLine) {
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_NE(err.find("libjs-chart.js"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir / "r.html"));
-}
-
-std::string find_chromium() {
-  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
-    if (fs::exists(p)) return p;
-  return "";
-}
-
-struct PageStatus {
-  int charts = -1, canvases = -1, drawn = -1, errors = -1;
-};
-
-// Opens the page in headless Chromium, returns the status line the page wrote after drawing, and saves
-// a screenshot next to the test binary (build dir/test-artifacts/NAME.png).
-PageStatus open_in_chromium(const fs::path& page, const std::string& name) {
-  const std::string chromium = find_chromium();
-  if (chromium.empty()) {
-    ADD_FAILURE() << "chromium is not installed: the report test needs it (apt-get install chromium, or run "
-                     "scripts/setup-deps.sh)";
-    return {};
-  }
-  const fs::path dir = page.parent_path();
-  const fs::path artifacts = fs::path(TRAINBENCH_EXE).parent_path() / "test-artifacts";
-  fs::create_directories(artifacts);
-  const std::string flags =
-      " --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run "
-      "--disable-dev-shm-usage --user-data-dir=" +
-      (dir / "profile").string() + " --virtual-time-budget=5000 --window-size=1400,3000 ";
-  const fs::path dom = dir / "dom.html", log = dir / "chromium.log";
-  int code = shell("timeout 120 " + chromium + flags + "--dump-dom file://" + page.string() + " > " + dom.string() +
-                   " 2> " + log.string());
-  EXPECT_EQ(code, 0) << slurp(log);
-  const fs::path png = artifacts / (name + ".png");
-  fs::remove(png);
-  code = shell("timeout 120 " + chromium + flags + "--screenshot=" + png.string() + " file://" + page.string() +
-               " > /dev/null 2>> " + log.string());
-  EXPECT_EQ(code, 0) << slurp(log);
-  EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
-
-  const std::string text = slurp(dom);
-  std::smatch m;
-  const std::regex re(R"(id="tb-status">charts=(\d+) canvases=(\d+) drawn=(\d+) errors=(\d+))");
-  if (!std::regex_search(text, m, re)) {
-    ADD_FAILURE() << "no status line in the page after loading; chromium said:\n" << slurp(log);
-    return {};
-  }
-  return {std::stoi(m[1]), std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4])};
 }
 
 fs::path write_report(const std::vector<std::string>& inputs, const fs::path& dir) {

@@ -30,6 +30,7 @@ Command add_explain(CLI::App& app);
 Command add_run_case(CLI::App& app);
 Command add_script_check(CLI::App& app);
 Command add_store(CLI::App& app);  // cli/store.cpp
+Command add_board(CLI::App& app);  // cli/board.cpp
 
 // Every subcommand, in the order `trainbench --help` lists them.
 std::vector<Command> add_commands(CLI::App& app);

@@ -277,6 +277,9 @@ struct ReportOptions {
 // The store a measuring command keeps its run in, opened once before anything runs (created or
 // migrated) so that a bad one is refused now, not after the run; none with --no-store. Throws InputError.
 StoreSpec check_store(const StoreFlags& flags);
+// The store a reading command (store, board, store: inputs) asked for, open: InputError (one line, exit 2)
+// when it cannot be opened or none is chosen; `why_needed` names the command in that line.
+std::unique_ptr<Store> open_or_refuse(const StoreSpec& spec, const std::string& why_needed);
 // Adds the results just written to `results_path` to the store and says so on stderr; `code` is the
 // command's exit code so far. A store that fails now: one line naming it and the results file, and
 // exit 2 (the results file holds everything measured).

@@ -18,18 +18,6 @@ namespace trainbench::cli {
 
 namespace {
 
-// A store the user asked for, open: refused with one line (exit 2) when it cannot be.
-std::unique_ptr<Store> open_or_refuse(const StoreSpec& spec, const std::string& why_needed) {
-  if (spec.kind == StoreSpec::Kind::none) {
-    throw InputError(why_needed + " needs a store, and none is chosen (--store, TRAINBENCH_STORE, or HOME unset)");
-  }
-  try {
-    return Store::open(spec);
-  } catch (const StoreError& e) {
-    throw InputError(e.what());
-  }
-}
-
 std::string short_hash(const std::string& h) { return h.substr(0, 12); }
 
 std::string run_label(const StoredRun& r) { return fmt::format("store:run={}", r.id); }
@@ -43,6 +31,17 @@ std::string completes(const Store::Added& a) {
 }
 
 }  // namespace
+
+std::unique_ptr<Store> open_or_refuse(const StoreSpec& spec, const std::string& why_needed) {
+  if (spec.kind == StoreSpec::Kind::none) {
+    throw InputError(why_needed + " needs a store, and none is chosen (--store, TRAINBENCH_STORE, or HOME unset)");
+  }
+  try {
+    return Store::open(spec);
+  } catch (const StoreError& e) {
+    throw InputError(e.what());
+  }
+}
 
 void StoreFlags::add_to(CLI::App& app, bool measuring) {
   app.add_option("--store", store,

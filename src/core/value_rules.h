@@ -29,6 +29,7 @@ constexpr NumberRule kBatchSize{1.0, 1e9, false, true};         // explain --bat
 constexpr NumberRule kGemmSize{1.0, 1e6, false, true};          // peak --gemm-size
 constexpr NumberRule kProcessCount{1.0, 65536.0, false, true};  // launch --nproc, --nnodes
 constexpr NumberRule kNodeRank{0.0, 65535.0, false, true};      // launch --node-rank
+constexpr NumberRule kRunCount{1.0, 1e9, false, true};          // board --last
 // --max-image-pixels: a file whose header claims more pixels is skipped before anything is allocated
 // (default data::kMaxImagePixels, Pillow's refusal limit); a million megapixels is far beyond any photo.
 constexpr NumberRule kImagePixels{1.0, 1e12, false, true};

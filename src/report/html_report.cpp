@@ -267,11 +267,14 @@ void write_html_report(const std::vector<std::string>& inputs, const std::string
   write_html_report(runs, output);
 }
 
-void write_html_report(const std::vector<ReportRun>& runs, const std::string& output) {
+std::string read_chartjs() {
   const std::string chartjs_path = find_chartjs();
-  const std::string chartjs = slurp(chartjs_path);
+  std::string chartjs = slurp(chartjs_path);
   if (chartjs.empty()) throw ReportError(chartjs_path + ": empty or unreadable; reinstall libjs-chart.js");
-  const std::string page = html_report(runs, chartjs);
+  return chartjs;
+}
+
+void write_page(const std::string& page, const std::string& output) {
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(output).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);  // a failure shows when writing
@@ -282,13 +285,17 @@ void write_html_report(const std::vector<ReportRun>& runs, const std::string& ou
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());
-      throw ReportError(output + ": cannot write the report");
+      throw ReportError(output + ": cannot write it");
     }
   }
   if (std::rename(tmp.c_str(), output.c_str()) != 0) {
     std::remove(tmp.c_str());
-    throw ReportError(output + ": cannot write the report");
+    throw ReportError(output + ": cannot write it");
   }
+}
+
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& output) {
+  write_page(html_report(runs, read_chartjs()), output);
 }
 
 }  // namespace trainbench

@@ -28,6 +28,11 @@ struct ReportRun {
 // chartjs_candidates() that exists. Throws ReportError telling to install libjs-chart.js.
 std::string find_chartjs();
 const std::vector<std::string>& chartjs_candidates();
+// The source of find_chartjs()'s file: ReportError when it is empty or unreadable.
+std::string read_chartjs();
+// Writes a page (or any output file) whole: a temporary file renamed over `output`. ReportError when
+// it cannot.
+void write_page(const std::string& text, const std::string& output);
 
 // The hook for a case whose median's noise missed the --max-noise target (Record::noise_target_met is
 // false): its bar in a single run's throughput chart and its row in the cases table are marked "noisy".
@@ -47,9 +52,11 @@ void write_html_report(const std::vector<std::string>& inputs, const std::string
 void write_html_report(const std::vector<ReportRun>& runs, const std::string& output);
 
 namespace detail {
-// The page with its three holes filled: title, data model (JSON) and the Chart.js source.
+// The page with its holes filled: title, data model (JSON), body, the Chart.js source, and the page's own
+// drawing script, run inside the shared script with its helpers (section, addChart, fmt, color; the
+// sortable tables and the status line are shared): the report's memory charts when null.
 std::string fill_report_template(const std::string& title, const std::string& model_json, const std::string& body_html,
-                                 const std::string& chartjs);
+                                 const std::string& chartjs, const char* page_script = nullptr);
 std::string html_escape(const std::string& s);
 // JSON text made safe inside <script>: <, >, & and U+2028/U+2029 written as \uXXXX escapes.
 std::string json_script_safe(const std::string& json);

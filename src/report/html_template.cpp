@@ -148,7 +148,7 @@ const char* const kScript = R"TB(
     }).join(' | '));
   }
 
-  if (model.sweeps.length) {
+  if ((model.sweeps || []).length) {
     var gs = section('Throughput against batch size', 'One line per run; red crosses on the axis: out of memory ' +
       '(no throughput). Each chart is one workload run at several batch sizes.');
     model.sweeps.forEach(function (sw) {
@@ -229,7 +229,7 @@ const char* const kScript = R"TB(
     });
   }
 
-@MEMORY_CHARTS@
+@PAGE_SCRIPT@
   // The sortable table: click a column title; click again to reverse.
   document.querySelectorAll('table.sortable').forEach(function (table) {
     var heads = table.tHead.rows[0].cells;
@@ -330,13 +330,13 @@ std::string json_script_safe(const std::string& json) {
 }
 
 std::string fill_report_template(const std::string& title, const std::string& model_json, const std::string& body_html,
-                                 const std::string& chartjs) {
+                                 const std::string& chartjs, const char* page_script) {
   std::string page = replace_once(kHead, "@TITLE@", html_escape(title));
   page += body_html;
   page += "<pre id=\"tb-status\">charts=? drawn=? errors=?</pre>\n";
   page += "<script type=\"application/json\" id=\"tb-model\">" + json_script_safe(model_json) + "</script>\n";
   page += "<script>\n" + script_safe(chartjs) + "\n</script>\n";
-  page += replace_once(kScript, "@MEMORY_CHARTS@", memory_charts_script());
+  page += replace_once(kScript, "@PAGE_SCRIPT@", page_script ? page_script : memory_charts_script());
   return page;
 }
 

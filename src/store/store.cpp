@@ -354,6 +354,33 @@ StoredRun Store::find(const std::string& ref) {
   return stored_run(rows[0]);
 }
 
+std::vector<StoredCase> Store::cases(int64_t run_id) {
+  std::vector<StoredCase> out;
+  for (const auto& row : db_->query("SELECT position, name, model, batch_size, precision, layout, device, threads, "
+                                    "status, throughput, unit, median_s, jitter_s, record FROM cases "
+                                    "WHERE run_id = $1 ORDER BY position",
+                                    {run_id})) {
+    StoredCase c;
+    c.run_id = run_id;
+    c.position = sql_int(row[0]);
+    c.name = sql_text(row[1]);
+    c.model = sql_text(row[2]);
+    c.batch_size = sql_int(row[3]);
+    c.precision = sql_text(row[4]);
+    c.layout = sql_text(row[5]);
+    c.device = sql_text(row[6]);
+    c.threads = sql_int(row[7]);
+    c.status = sql_text(row[8]);
+    c.throughput = sql_real(row[9]);
+    c.unit = sql_text(row[10]);
+    c.median_s = sql_real(row[11]);
+    c.jitter_s = sql_real(row[12]);
+    c.record = sql_text(row[13]);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 ResultsFile Store::load(int64_t id) {
   const auto runs = db_->query("SELECT results_schema, context, extra FROM runs WHERE id = $1", {id});
   if (runs.empty()) throw StoreError(name() + ": no run " + std::to_string(id));

@@ -44,6 +44,15 @@ struct StoredRun {
   int64_t cases = 0, ok_cases = 0;
 };
 
+// One stored case: the columns the board reads (docs/store.md, "Schema") and the record's JSON.
+struct StoredCase {
+  int64_t run_id = 0, position = 0;
+  std::string name, model, precision, layout, device, status, unit;
+  int64_t batch_size = 0, threads = 0;
+  double throughput = 0.0, median_s = 0.0, jitter_s = 0.0;  // NaN where the record has none (failed cases)
+  std::string record;                                        // the record, as JSON text
+};
+
 // Which runs: the text after "store:" (docs/store.md, "Queries"): comma-separated key=value pairs,
 // all of which a run must match. device=cuda (a case on that device: cuda matches cuda:0),
 // machine=HOST, libtorch=2.11 (version prefix), model=resnet50 (a case of that model), run=ID,
@@ -83,6 +92,8 @@ class Store {
   // A run by id ("12") or by a prefix of its hash (at least 6 hex digits). Throws StoreError when
   // there is none, or several share the prefix.
   StoredRun find(const std::string& ref);
+  // A run's cases in the run's order (none for an unknown id).
+  std::vector<StoredCase> cases(int64_t run_id);
   // The run as a results file, as it was added. Throws StoreError.
   ResultsFile load(int64_t id);
   // Removes a run and its cases; false when there was none with that id.

@@ -1,0 +1,206 @@
+#include "board/board.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "core/value_rules.h"
+#include "report/html_report.h"  // detail::sweep_key
+
+namespace trainbench {
+
+namespace {
+
+int family_rank(const std::string& family) {
+  static const std::vector<std::string> order = {"cnn", "ablation", "lstm", "transformer"};
+  const auto it = std::find(order.begin(), order.end(), family);
+  return static_cast<int>(it - order.begin());
+}
+
+// What the board needs of a record beyond the store's columns: its keys, and a memory run's predictions.
+struct Keys {
+  std::string key, workload, family;
+};
+
+Keys keys_of(const Record& r) { return {join_key(r, false), detail::sweep_key(r), family_of(r.model)}; }
+
+Record parse_record(const StoredCase& c, const std::string& store) {
+  try {
+    return record_from_json(nlohmann::json::parse(c.record));
+  } catch (const std::exception& e) {
+    throw StoreError(store + ": run " + std::to_string(c.run_id) + ", case " + std::to_string(c.position) +
+                     ": not readable: " + e.what());
+  }
+}
+
+// The column --baseline names: its device, device type, device name or label.
+int find_baseline(const std::vector<BoardColumn>& cols, const std::string& want) {
+  if (cols.empty()) return -1;
+  if (want.empty()) return 0;
+  std::vector<int> hits;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const BoardColumn& c = cols[i];
+    const std::string type = c.device.substr(0, c.device.find(':'));
+    if (want == c.device || want == type || want == c.device_name || want == c.label()) hits.push_back(int(i));
+  }
+  std::string all;
+  for (const auto& c : cols) all += (all.empty() ? "" : ", ") + c.label();
+  if (hits.empty()) throw InputError("--baseline '" + want + "' names no column (there are: " + all + ")");
+  if (hits.size() > 1) {
+    throw InputError("--baseline '" + want + "' names " + std::to_string(hits.size()) +
+                     " columns: give one as HOST/DEVICE (there are: " + all + ")");
+  }
+  return hits[0];
+}
+
+}  // namespace
+
+Board build_board(Store& store, const BoardOptions& options) {
+  if (options.last < 1) throw InputError("--last must be at least 1 (got " + std::to_string(options.last) + ")");
+  Board b;
+  b.store = store.name();
+  b.options = options;
+
+  // The runs, oldest first, grouped by machine and device; each group's latest N.
+  const std::vector<StoredRun> all = store.runs(parse_run_query(options.query));
+  std::map<std::pair<std::string, std::string>, std::vector<const StoredRun*>> groups;
+  for (const auto& r : all) groups[{r.hostname, r.device}].push_back(&r);
+
+  std::map<std::string, size_t> row_of;  // join key -> row
+  std::map<std::string, size_t> memory_row_of;
+  for (auto& [where, runs] : groups) {
+    if (static_cast<int64_t>(runs.size()) > options.last) runs.erase(runs.begin(), runs.end() - options.last);
+    const size_t col = b.columns.size();
+    BoardColumn c;
+    c.hostname = where.first;
+    c.device = where.second;
+    c.device_name = runs.back()->device_name;
+    c.latest_run = runs.back()->id;
+    c.latest_start = runs.back()->start_time;
+    c.runs = static_cast<int64_t>(runs.size());
+    b.columns.push_back(c);
+    for (auto& row : b.rows) row.cells.emplace_back();
+    for (auto& m : b.memory) m.cells.emplace_back();
+
+    std::map<std::string, Keys> keys_by_name;  // a descriptor's keys, from its first record read
+    for (const StoredRun* run : runs) {
+      for (const StoredCase& sc : store.cases(run->id)) {
+        const bool has_predictions = sc.record.find("\"predictions\":[{") != std::string::npos;
+        auto k = keys_by_name.find(sc.name);
+        std::optional<Record> rec;
+        if (k == keys_by_name.end() || has_predictions) rec = parse_record(sc, b.store);
+        if (k == keys_by_name.end()) k = keys_by_name.emplace(sc.name, keys_of(*rec)).first;
+        const Keys& keys = k->second;
+
+        auto [it, fresh] = row_of.emplace(keys.key, b.rows.size());
+        if (fresh) {
+          if (!rec) rec = parse_record(sc, b.store);
+          BoardRow row;
+          row.key = keys.key;
+          row.workload = keys.workload;
+          row.model = sc.model;
+          row.family = keys.family;
+          row.precision = sc.precision;
+          row.layout = sc.layout;
+          row.batch_size = sc.batch_size;
+          row.cells.resize(b.columns.size());
+          b.rows.push_back(std::move(row));
+        }
+        BoardRow& row = b.rows[it->second];
+        if (sc.status == "ok" && !sc.unit.empty()) row.unit = sc.unit;
+        BoardPoint p;
+        p.run_id = run->id;
+        p.start_time = run->start_time;
+        p.git_revision = run->git_revision;
+        p.libtorch_version = run->libtorch_version;
+        p.status = sc.status;
+        p.throughput = std::isfinite(sc.throughput) ? sc.throughput : 0.0;
+        p.noise = sc.median_s > 0.0 && std::isfinite(sc.jitter_s) ? sc.jitter_s / sc.median_s : 0.0;
+        auto& history = row.cells[col].history;
+        // A case twice in one run (a repeated descriptor): the later one stands for the run.
+        if (!history.empty() && history.back().run_id == run->id) history.pop_back();
+        history.push_back(p);
+
+        // The largest batch: brackets from ok and oom cases, predictions from memory runs.
+        if (sc.status != "ok" && sc.status != "oom" && !has_predictions) continue;
+        auto [m, mfresh] = memory_row_of.emplace(keys.workload, b.memory.size());
+        if (mfresh) b.memory.push_back({keys.workload, std::vector<BoardMemoryCell>(b.columns.size())});
+        BoardMemoryCell& mc = b.memory[m->second].cells[col];
+        if (sc.status == "ok") mc.largest_ok = std::max(mc.largest_ok, sc.batch_size);
+        if (sc.status == "oom" && (mc.smallest_oom == 0 || sc.batch_size < mc.smallest_oom)) {
+          mc.smallest_oom = sc.batch_size;
+        }
+        if (has_predictions && rec && rec->memory) {
+          mc.predicted.clear();
+          for (const auto& pr : rec->memory->predictions) {
+            mc.predicted.push_back({pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high});
+          }
+        }
+      }
+    }
+  }
+  // An oom below the largest batch that trained brackets nothing (another run, another limit).
+  for (auto& m : b.memory) {
+    for (auto& mc : m.cells) {
+      if (mc.smallest_oom != 0 && mc.smallest_oom <= mc.largest_ok) mc.smallest_oom = 0;
+    }
+  }
+  b.memory.erase(std::remove_if(b.memory.begin(), b.memory.end(),
+                                [](const BoardMemoryRow& m) {
+                                  return std::none_of(m.cells.begin(), m.cells.end(), [](const BoardMemoryCell& c) {
+                                    return c.smallest_oom != 0 || !c.predicted.empty();
+                                  });
+                                }),
+                 b.memory.end());
+  std::sort(b.memory.begin(), b.memory.end(),
+            [](const BoardMemoryRow& x, const BoardMemoryRow& y) { return x.workload < y.workload; });
+
+  b.baseline = find_baseline(b.columns, options.baseline);
+
+  // Each column's LibTorch versions (of the runs its latest cells come from), the speed-ups, the history.
+  const size_t checked = static_cast<size_t>(b.rule.min_before + b.rule.hold);
+  for (size_t col = 0; col < b.columns.size(); ++col) {
+    std::vector<std::pair<std::string, std::string>> versions;  // (start, version)
+    for (const auto& row : b.rows) {
+      if (const BoardPoint* p = row.cells[col].latest()) versions.emplace_back(p->start_time, p->libtorch_version);
+    }
+    std::sort(versions.rbegin(), versions.rend());
+    for (const auto& [when, v] : versions) {
+      auto& list = b.columns[col].libtorch_versions;
+      if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+    }
+  }
+  for (auto& row : b.rows) {
+    const BoardPoint* base = b.baseline >= 0 ? row.cells[size_t(b.baseline)].latest() : nullptr;
+    for (auto& cell : row.cells) {
+      const BoardPoint* p = cell.latest();
+      if (p && base && p->ok() && base->ok()) {
+        cell.speedup = p->throughput / base->throughput;
+        cell.verdict = &cell == &row.cells[size_t(b.baseline)] ? Verdict::none
+                                                                : verdict_for(*cell.speedup, base->noise, p->noise);
+      }
+      std::vector<HistoryPoint> series;
+      std::vector<size_t> where;
+      for (size_t i = 0; i < cell.history.size(); ++i) {
+        if (!cell.history[i].ok()) continue;
+        series.push_back({cell.history[i].throughput, cell.history[i].noise});
+        where.push_back(i);
+      }
+      if (series.size() >= checked) ++b.series;
+      cell.changes = detect_changes(series, b.rule);
+      for (auto& ch : cell.changes.changes) ch.at = where[ch.at];
+      if (cell.changes.pending) cell.changes.pending->at = where[cell.changes.pending->at];
+    }
+  }
+  std::sort(b.rows.begin(), b.rows.end(), [](const BoardRow& x, const BoardRow& y) {
+    return std::make_tuple(family_rank(x.family), x.workload, x.batch_size) <
+           std::make_tuple(family_rank(y.family), y.workload, y.batch_size);
+  });
+  return b;
+}
+
+}  // namespace trainbench
