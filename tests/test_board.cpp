@@ -73,9 +73,9 @@ TEST(BoardHistory, TwoStepsAreTwoChanges) {
 TEST(BoardHistory, PureNoiseRaisesNoFlagAcrossManySeeds) {
   // 3 x 2000 series of 40 runs (36 candidate runs each: 216,000) whose records carry their true noise,
   // from 0.5% to 5%. Gaussian noise: no flag at all. Heavy tails (Laplace, the same sigma: a run 4
-  // sigma out is 50 times likelier than a Gaussian's): bench/board_scale.cpp measured 17 flags in 3.6
-  // million candidate runs (4.7e-6 each); here at most 5 in 216,000 (2.3e-5), where a rule gated at
-  // 1 x noise instead of 3 raises thousands. A pending flag (the last run alone) is not a flag.
+  // sigma out is 50 times likelier than a Gaussian's): bench/board_scale.cpp measured 28 flags in 3.6
+  // million candidate runs at 2% (7.8e-6 each); here at most 5 in 216,000 (2.3e-5), where a rule gated
+  // at 1 x noise instead of 3 raises thousands. A pending flag (the last run alone) is not a flag.
   int laplace_flags = 0;
   for (const double sigma : {0.005, 0.02, 0.05}) {
     std::mt19937_64 rng(1000 + static_cast<int>(sigma * 1e4));

@@ -154,8 +154,8 @@ const char* const kBoardScript = R"TB(
   var sparks = 0;
   document.querySelectorAll('canvas.spark').forEach(function (cv) {
     var cell = model.rows[+cv.dataset.row].cells[+cv.dataset.col];
-    var h = cell.history, ctx = cv.getContext('2d'), W = cv.width, H = cv.height, pad = 3;
-    var vals = h.map(function (p) { return p.throughput; }).filter(function (v) { return v !== null; });
+    var h = cell.t, ctx = cv.getContext('2d'), W = cv.width, H = cv.height, pad = 3;
+    var vals = h.filter(function (v) { return v !== null; });
     var lo = Math.min.apply(null, vals.length ? vals : [0]), hi = Math.max.apply(null, vals.length ? vals : [1]);
     // At least 10% of the level from bottom to top: a wobble of a few tenths of a percent stays flat, a
     // step of 10% or more fills the height.
@@ -165,15 +165,15 @@ const char* const kBoardScript = R"TB(
     function y(v) { return H - pad - (v - lo) * (H - 2 * pad) / (hi - lo); }
     ctx.strokeStyle = '#1f77b4'; ctx.lineWidth = 1.5; ctx.beginPath();
     var open = false;
-    h.forEach(function (p, i) {
-      if (p.throughput === null) { open = false; return; }
-      if (open) ctx.lineTo(x(i), y(p.throughput)); else ctx.moveTo(x(i), y(p.throughput));
+    h.forEach(function (v, i) {
+      if (v === null) { open = false; return; }
+      if (open) ctx.lineTo(x(i), y(v)); else ctx.moveTo(x(i), y(v));
       open = true;
     });
     ctx.stroke();
     ctx.fillStyle = '#1f77b4';
-    h.forEach(function (p, i) {
-      if (p.throughput !== null) { ctx.fillRect(x(i) - 1.5, y(p.throughput) - 1.5, 3, 3); return; }
+    h.forEach(function (v, i) {
+      if (v !== null) { ctx.fillRect(x(i) - 1.5, y(v) - 1.5, 3, 3); return; }
       ctx.strokeStyle = '#d62728'; ctx.lineWidth = 1.5; ctx.beginPath();
       ctx.moveTo(x(i) - 3, H - 8); ctx.lineTo(x(i) + 3, H - 2); ctx.moveTo(x(i) + 3, H - 8); ctx.lineTo(x(i) - 3, H - 2);
       ctx.stroke();
@@ -183,8 +183,8 @@ const char* const kBoardScript = R"TB(
       ctx.moveTo(x(c.index) - 2, 1); ctx.lineTo(x(c.index) - 2, H - 1); ctx.stroke();
     });
     if (cell.pending) {
-      var p = h[cell.pending.index];
-      ctx.strokeStyle = '#8a6d00'; ctx.beginPath(); ctx.arc(x(cell.pending.index), y(p.throughput), 4, 0, 2 * Math.PI);
+      ctx.strokeStyle = '#8a6d00'; ctx.beginPath();
+      ctx.arc(x(cell.pending.index), y(h[cell.pending.index]), 4, 0, 2 * Math.PI);
       ctx.stroke();
     }
     sparks++;
@@ -212,6 +212,17 @@ std::string board_html(const Board& b, const std::string& chartjs) {
   body += cases_table(b, model);
   body += memory_table(b, model);
   body += changes_table(b, model);
+  // The page's script draws the sparklines from each cell's throughputs alone (null: no throughput): the
+  // rest of a point's history (run, date, revision) is in the tables, so a long history stays small.
+  for (auto& row : model["rows"]) {
+    for (auto& cell : row["cells"]) {
+      if (cell.is_null()) continue;
+      nlohmann::json t = nlohmann::json::array();
+      for (const auto& p : cell["history"]) t.push_back(p["throughput"]);
+      cell = {{"t", t}, {"changes", cell["changes"]}, {"pending", cell["pending"]}};
+    }
+  }
+  model.erase("memory");
   model["speedup"] = speedup_chart(b);
   model["sweeps"] = nlohmann::json::array();
   return detail::fill_report_template("trainbench board: " + b.store, model.dump(), body, chartjs, kBoardScript);
