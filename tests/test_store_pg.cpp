@@ -158,6 +158,20 @@ TEST(PgStore, PushCopiesEachRunOnceAndWritersAtOnceLoseNothing) {
   r = run_trainbench("store list --format json --store '" + pg.url() + "'", dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).size(), 18u);  // 3 pushed + 15 imported: none lost, none twice
+  // The machines' table from the team's store: bench-a/cpu (its fixture and the 15 imported copies),
+  // bench-b/cuda:0 and vm/cpu; the copies repeat the same figures, so no change in any history.
+  r = run_trainbench("board --format json --store '" + pg.url() + "'", dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find(pg.password), std::string::npos);
+  const nlohmann::json board = nlohmann::json::parse(r.out);
+  ASSERT_EQ(board["columns"].size(), 3u);
+  EXPECT_EQ(board["columns"][0]["label"], "bench-a/cpu");
+  EXPECT_EQ(board["columns"][0]["runs"], 16);
+  EXPECT_EQ(board["columns"][1]["label"], "bench-b/cuda:0");
+  EXPECT_EQ(board["columns"][2]["label"], "vm/cpu");
+  for (const auto& row : board["rows"])
+    for (const auto& cell : row["cells"])
+      if (!cell.is_null()) EXPECT_TRUE(cell["changes"].empty()) << row["case"];
 }
 
 TEST(PgStore, AWrongPasswordIsOneLineWithoutIt) {
