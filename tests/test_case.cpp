@@ -19,8 +19,8 @@ TEST(CaseDescriptor, PrintThenParseIsIdentity) {
   Case c;
   c.model = "inception3";
   c.batch = 48;
-  c.precision = "bf16";
-  c.layout = "nhwc";
+  c.precision = parse_precision("bf16");
+  c.layout = Layout::nhwc;
   c.optimizer = "adam";
   c.threads = 2;
   c.device = parse_device("cuda:3");

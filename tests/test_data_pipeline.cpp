@@ -259,21 +259,21 @@ TEST(TokenSource, IdsAtOrAboveTheVocabularyAreRefusedNamingFileOffsetAndValue) {
   ids[60] = 900;
   const std::string path = write_tokens(d / "t.bin", ids, false).string();
   try {
-    check_data_source("bert", "tokens", path, "uint16", 512);
+    check_data_source("bert", DataKind::tokens, path, "uint16", 512);
     ADD_FAILURE() << "no error";
   } catch (const DataError& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find(path), std::string::npos) << m;
     EXPECT_NE(m.find("token id 700 at offset 42 (byte 84)"), std::string::npos) << m;
   }
-  EXPECT_NO_THROW(check_data_source("bert", "tokens", path, "uint16", 901));
+  EXPECT_NO_THROW(check_data_source("bert", DataKind::tokens, path, "uint16", 901));
   // A file of an odd byte count is no uint16 or uint32 token file.
   std::ofstream(d / "odd.bin", std::ios::binary) << "abc";
   EXPECT_THROW(TokenFile((d / "odd.bin").string(), "uint16"), DataError);
   // Kinds: a token file for a CNN, a folder for bert, data for a synthetic-only model.
-  EXPECT_THROW(check_data_source("resnet18", "images", path, "uint16", std::nullopt), DataError);
-  EXPECT_THROW(check_data_source("bert", "tokens", d.string(), "uint16", 512), DataError);
-  EXPECT_THROW(check_data_source("convnet", "", path, "uint16", std::nullopt), DataError);
+  EXPECT_THROW(check_data_source("resnet18", DataKind::images, path, "uint16", std::nullopt), DataError);
+  EXPECT_THROW(check_data_source("bert", DataKind::tokens, d.string(), "uint16", 512), DataError);
+  EXPECT_THROW(check_data_source("convnet", DataKind::none, path, "uint16", std::nullopt), DataError);
   fs::remove_all(d);
 }
 

@@ -232,7 +232,7 @@ TEST(Gpt, TinyTrainsWithFallingLoss) {
 TEST(Gpt, Bf16LossIsTheFp32LossWithinBf16Rounding) {
   auto first_loss = [](const char* precision) {
     auto o = tiny({{"checkpoint", "1"}});
-    o.precision = precision;
+    o.precision = parse_precision(precision);
     torch::manual_seed(0);
     auto w = make_workload(o);
     w->step();
@@ -248,7 +248,7 @@ TEST(Gpt, Bf16LossIsTheFp32LossWithinBf16Rounding) {
 // neither trains nor leaves gradients: every parameter is as it was, bit for bit.
 TEST(Gpt, ForwardOnlyLeavesTheModelAsItWas) {
   auto o = tiny({});
-  o.precision = "bf16";
+  o.precision = parse_precision("bf16");
   o.forward_only = true;
   auto w = make_workload(o);
   std::vector<torch::Tensor> before;
@@ -362,7 +362,7 @@ void expect_checkpoint_matches(double dropout, bool autocast_bf16) {
   const auto ids = torch::randint(0, 30, {2, 8}, torch::kLong);
   const auto targets = torch::randint(0, 30, {16}, torch::kLong);
   WorkloadOptions amp;
-  amp.precision = autocast_bf16 ? "bf16" : "fp32";
+  amp.precision = parse_precision(autocast_bf16 ? "bf16" : "fp32");
   auto loss_of = [&](models::Gpt& m) {
     torch::manual_seed(11);  // the same dropout draws for both
     torch::Tensor l;

@@ -99,7 +99,7 @@ WorkloadOptions tiny(const std::string& model, const std::string& precision) {
   WorkloadOptions o;
   o.model = model;
   o.batch = 2;
-  o.precision = precision;
+  o.precision = parse_precision(precision);
   if (model == "convnet") o.params = {{"channels", "4"}, {"depth", "2"}, {"image", "8"}};
   if (model == "bilstm") o.params = {{"vocab", "50"}, {"embed", "8"}, {"hidden", "8"}, {"seq", "6"}};
   if (model == "bert") o.params = {{"layers", "1"}, {"hidden", "32"}, {"heads", "2"}, {"vocab", "50"}, {"seq", "8"}};
@@ -107,12 +107,16 @@ WorkloadOptions tiny(const std::string& model, const std::string& precision) {
 }
 
 TEST(Precision, KnownPrecisionsNameThePureTypes) {
-  EXPECT_EQ(known_precisions(), (std::vector<std::string>{"fp32", "fp16", "bf16", "fp16-pure", "bf16-pure"}));
-  EXPECT_TRUE(detail::is_pure_precision("bf16-pure"));
-  EXPECT_FALSE(detail::is_pure_precision("bf16"));
-  EXPECT_EQ(detail::precision_dtype("fp16-pure"), at::kHalf);
-  EXPECT_EQ(detail::precision_dtype("bf16"), at::kBFloat16);
-  EXPECT_EQ(detail::precision_dtype("fp32"), at::kFloat);
+  EXPECT_EQ(precision_names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "fp16-pure", "bf16-pure"}));
+  EXPECT_TRUE(parse_precision("bf16-pure").pure);
+  EXPECT_FALSE(parse_precision("bf16").pure);
+  EXPECT_EQ(parse_precision("fp16-pure").dtype, at::kHalf);
+  EXPECT_EQ(parse_precision("bf16").dtype, at::kBFloat16);
+  EXPECT_EQ(parse_precision("fp32").dtype, at::kFloat);
+  for (const auto& name : precision_names()) EXPECT_EQ(parse_precision(name).str(), name);
+  EXPECT_EQ(layout_names(), (std::vector<std::string>{"nchw", "nhwc"}));
+  for (const auto& name : layout_names()) EXPECT_EQ(to_string(parse_layout(name)), name);
+  EXPECT_THROW(parse_layout("nwhc"), std::invalid_argument);
 }
 
 TEST(Precision, ToDtypeConvertsFloatsAndKeepsIntegerBuffers) {

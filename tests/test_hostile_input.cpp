@@ -139,7 +139,7 @@ TEST(Descriptors, ANulEscapeIsRefused) {
 // --data-dtype is for token files: an image folder refuses it, as `trainbench data` does.
 TEST(DataSource, ATokenDtypeOnAnImageFolderIsRefused) {
   const fs::path d = temp_dir("hostile", "dtype");
-  EXPECT_THROW(data::check_data_source("resnet18", "images", d.string(), "uint32", std::nullopt), DataError);
+  EXPECT_THROW(data::check_data_source("resnet18", data::DataKind::images, d.string(), "uint32", std::nullopt), DataError);
 }
 
 std::string write_suite(const std::string& name, const std::string& text) {

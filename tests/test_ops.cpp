@@ -152,7 +152,7 @@ TEST(OpTimer, TimesEachPhaseAndSkipsTheOnesALayerLacks) {
   EXPECT_EQ(first.phases[1].phase, "bwd_weights");
   for (const std::string d : {"lstm:mb2t3i4h5l2d2", "linear:m4n3k2", "bn:mb2ic3ih4"}) {
     s.input_grad = true;
-    s.layout = "nhwc";
+    s.layout = Layout::nhwc;
     const OpRecord r = time_op(parse_op(d), s);
     EXPECT_TRUE(r.ok()) << d << ": " << r.error;
     EXPECT_EQ(r.phases.size(), 3u) << d;
@@ -162,10 +162,11 @@ TEST(OpTimer, TimesEachPhaseAndSkipsTheOnesALayerLacks) {
 TEST(OpTimer, AFailureIsAValueWithOneLine) {
   OpSettings s;
   s.measure = quick();
-  s.precision = "fp64";
-  const OpRecord r = time_op(parse_op("gemm:m4n4k4"), s);
+  OpDescriptor d = parse_op("gemm:m4n4k4");
+  d.kind = "nope";  // no kind builds it
+  const OpRecord r = time_op(d, s);
   EXPECT_EQ(r.status, Status::error);
-  EXPECT_NE(r.error.find("unknown precision 'fp64'"), std::string::npos);
+  EXPECT_NE(r.error.find("no timer for op kind 'nope'"), std::string::npos);
   EXPECT_TRUE(r.phases.empty());
 }
 

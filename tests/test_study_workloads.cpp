@@ -99,7 +99,7 @@ TEST(StudyConvNet, ParametersAndFlopsByHand) {
 TEST(StudyConvNet, TrainsChannelsLast) {
   torch::manual_seed(0);
   auto o = options_for("convnet", {{"channels", "4"}, {"depth", "2"}, {"image", "8"}}, 2);
-  o.layout = "nhwc";
+  o.layout = Layout::nhwc;
   auto w = make_workload(o);
   const auto l = train(*w, 3);
   for (double x : l) EXPECT_TRUE(std::isfinite(x));
@@ -291,7 +291,7 @@ TEST(StudyWorkloads, Bf16OnCpuGivesAFiniteLoss) {
   for (const auto& [model, params] : kTiny) {
     SCOPED_TRACE(model);
     auto o = options_for(model, params, 2);
-    o.precision = "bf16";
+    o.precision = parse_precision("bf16");
     auto w = make_workload(o);
     w->step();
     EXPECT_TRUE(std::isfinite(w->last_loss()));
@@ -303,7 +303,7 @@ TEST(StudyWorkloads, Bf16OnCpuGivesAFiniteLoss) {
 TEST(StudyWorkloads, Fp16NeedsAGpu) {
   for (const auto& [model, params] : kTiny) {
     auto o = options_for(model, params, 2);
-    o.precision = "fp16";
+    o.precision = parse_precision("fp16");
     EXPECT_THROW(make_workload(o), std::invalid_argument) << model;
   }
 }

@@ -227,7 +227,7 @@ TEST(ScriptWorkload, FirstLossIsTheModulesLossOnItsBatch) {
   const double expected = (torch::logsumexp(labelled.output, 1) - picked).mean().item<double>();
   EXPECT_NEAR(first_loss(classes), expected, 1e-5 * expected);
   auto nhwc = classes;
-  nhwc.layout = "nhwc";
+  nhwc.layout = Layout::nhwc;
   // Channels-last reorders the convolution's sums: fp32 rounding only.
   const double nhwc_fp32 = first_loss(nhwc);
   EXPECT_NEAR(nhwc_fp32, expected, 1e-5 * expected);
@@ -238,7 +238,7 @@ TEST(ScriptWorkload, FirstLossIsTheModulesLossOnItsBatch) {
   // significant bits (2^-8 = 0.004 relative a rounding), and the input, the convolution, the batch norm
   // and the linear layer each round once: at most about 0.015 on a logit. Cross-entropy moves at most
   // twice the largest logit change (its gradient, softmax - one-hot, sums to 2 in absolute value): 0.03.
-  nhwc.precision = "bf16";
+  nhwc.precision = parse_precision("bf16");
   const double bf16 = first_loss(nhwc);
   EXPECT_NEAR(bf16, expected, 0.03);
   EXPECT_NE(bf16, nhwc_fp32);

@@ -57,93 +57,88 @@ int find_baseline(const std::vector<BoardColumn>& cols, const std::string& want)
   return hits[0];
 }
 
-}  // namespace
+// Reads one column's runs (oldest first) into the board: its cells' histories, new rows as cases
+// first appear, and the largest batches.
+class ColumnReader {
+ public:
+  ColumnReader(Store& store, Board& b) : store_(store), b_(b) {}
 
-Board build_board(Store& store, const BoardOptions& options) {
-  if (options.last < 1) throw InputError("--last must be at least 1 (got " + std::to_string(options.last) + ")");
-  Board b;
-  b.store = store.name();
-  b.options = options;
-
-  // The runs, oldest first, grouped by machine and device; each group's latest N.
-  const std::vector<StoredRun> all = store.runs(parse_run_query(options.query));
-  std::map<std::pair<std::string, std::string>, std::vector<const StoredRun*>> groups;
-  for (const auto& r : all) groups[{r.hostname, r.device}].push_back(&r);
-
-  std::map<std::string, size_t> row_of;  // join key -> row
-  std::map<std::string, size_t> memory_row_of;
-  for (auto& [where, runs] : groups) {
-    if (static_cast<int64_t>(runs.size()) > options.last) runs.erase(runs.begin(), runs.end() - options.last);
-    const size_t col = b.columns.size();
-    BoardColumn c;
-    c.hostname = where.first;
-    c.device = where.second;
-    c.device_name = runs.back()->device_name;
-    c.latest_run = runs.back()->id;
-    c.latest_start = runs.back()->start_time;
-    c.runs = static_cast<int64_t>(runs.size());
-    b.columns.push_back(c);
-    for (auto& row : b.rows) row.cells.emplace_back();
-    for (auto& m : b.memory) m.cells.emplace_back();
-
-    std::map<std::string, Keys> keys_by_name;  // a descriptor's keys, from its first record read
+  void read(const std::vector<const StoredRun*>& runs) {
+    col_ = b_.columns.size() - 1;
+    keys_by_name_.clear();
     for (const StoredRun* run : runs) {
-      for (const StoredCase& sc : store.cases(run->id)) {
-        const bool has_predictions = sc.record.find("\"predictions\":[{") != std::string::npos;
-        auto k = keys_by_name.find(sc.name);
-        std::optional<Record> rec;
-        if (k == keys_by_name.end() || has_predictions) rec = parse_record(sc, b.store);
-        if (k == keys_by_name.end()) k = keys_by_name.emplace(sc.name, keys_of(*rec)).first;
-        const Keys& keys = k->second;
+      for (const StoredCase& sc : store_.cases(run->id)) add(*run, sc);
+    }
+  }
 
-        auto [it, fresh] = row_of.emplace(keys.key, b.rows.size());
-        if (fresh) {
-          if (!rec) rec = parse_record(sc, b.store);
-          BoardRow row;
-          row.key = keys.key;
-          row.workload = keys.workload;
-          row.model = sc.model;
-          row.family = keys.family;
-          row.precision = sc.precision;
-          row.layout = sc.layout;
-          row.batch_size = sc.batch_size;
-          row.cells.resize(b.columns.size());
-          b.rows.push_back(std::move(row));
-        }
-        BoardRow& row = b.rows[it->second];
-        if (sc.status == "ok" && !sc.unit.empty()) row.unit = sc.unit;
-        BoardPoint p;
-        p.run_id = run->id;
-        p.start_time = run->start_time;
-        p.git_revision = run->git_revision;
-        p.libtorch_version = run->libtorch_version;
-        p.status = sc.status;
-        p.throughput = std::isfinite(sc.throughput) ? sc.throughput : 0.0;
-        p.noise = sc.median_s > 0.0 && std::isfinite(sc.jitter_s) ? sc.jitter_s / sc.median_s : 0.0;
-        auto& history = row.cells[col].history;
-        // A case twice in one run (a repeated descriptor): the later one stands for the run.
-        if (!history.empty() && history.back().run_id == run->id) history.pop_back();
-        history.push_back(p);
+ private:
+  void add(const StoredRun& run, const StoredCase& sc) {
+    const bool has_predictions = sc.record.find("\"predictions\":[{") != std::string::npos;
+    auto k = keys_by_name_.find(sc.name);
+    std::optional<Record> rec;
+    if (k == keys_by_name_.end() || has_predictions) rec = parse_record(sc, b_.store);
+    if (k == keys_by_name_.end()) k = keys_by_name_.emplace(sc.name, keys_of(*rec)).first;
+    const Keys& keys = k->second;
+    BoardRow& row = row_for(keys, sc);
+    if (sc.status == "ok" && !sc.unit.empty()) row.unit = sc.unit;
+    BoardPoint p;
+    p.run_id = run.id;
+    p.start_time = run.start_time;
+    p.git_revision = run.git_revision;
+    p.libtorch_version = run.libtorch_version;
+    p.status = sc.status;
+    p.throughput = std::isfinite(sc.throughput) ? sc.throughput : 0.0;
+    p.noise = sc.median_s > 0.0 && std::isfinite(sc.jitter_s) ? sc.jitter_s / sc.median_s : 0.0;
+    auto& history = row.cells[col_].history;
+    // A case twice in one run (a repeated descriptor): the later one stands for the run.
+    if (!history.empty() && history.back().run_id == run.id) history.pop_back();
+    history.push_back(p);
+    if (sc.status == "ok" || sc.status == "oom" || has_predictions) add_memory(keys, sc, rec);
+  }
 
-        // The largest batch: brackets from ok and oom cases, predictions from memory runs.
-        if (sc.status != "ok" && sc.status != "oom" && !has_predictions) continue;
-        auto [m, mfresh] = memory_row_of.emplace(keys.workload, b.memory.size());
-        if (mfresh) b.memory.push_back({keys.workload, std::vector<BoardMemoryCell>(b.columns.size())});
-        BoardMemoryCell& mc = b.memory[m->second].cells[col];
-        if (sc.status == "ok") mc.largest_ok = std::max(mc.largest_ok, sc.batch_size);
-        if (sc.status == "oom" && (mc.smallest_oom == 0 || sc.batch_size < mc.smallest_oom)) {
-          mc.smallest_oom = sc.batch_size;
-        }
-        if (has_predictions && rec && rec->memory) {
-          mc.predicted.clear();
-          for (const auto& pr : rec->memory->predictions) {
-            mc.predicted.push_back({pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high});
-          }
-        }
+  BoardRow& row_for(const Keys& keys, const StoredCase& sc) {
+    auto [it, fresh] = row_of_.emplace(keys.key, b_.rows.size());
+    if (fresh) {
+      BoardRow row;
+      row.key = keys.key;
+      row.workload = keys.workload;
+      row.model = sc.model;
+      row.family = keys.family;
+      row.precision = sc.precision;
+      row.layout = sc.layout;
+      row.batch_size = sc.batch_size;
+      row.cells.resize(b_.columns.size());
+      b_.rows.push_back(std::move(row));
+    }
+    return b_.rows[it->second];
+  }
+
+  // The largest batch: brackets from ok and oom cases, predictions from memory runs (the latest wins).
+  void add_memory(const Keys& keys, const StoredCase& sc, const std::optional<Record>& rec) {
+    auto [m, fresh] = memory_row_of_.emplace(keys.workload, b_.memory.size());
+    if (fresh) b_.memory.push_back({keys.workload, std::vector<BoardMemoryCell>(b_.columns.size())});
+    BoardMemoryCell& mc = b_.memory[m->second].cells[col_];
+    if (sc.status == "ok") mc.largest_ok = std::max(mc.largest_ok, sc.batch_size);
+    if (sc.status == "oom" && (mc.smallest_oom == 0 || sc.batch_size < mc.smallest_oom)) mc.smallest_oom = sc.batch_size;
+    if (rec && rec->memory && !rec->memory->predictions.empty()) {
+      mc.predicted.clear();
+      for (const auto& pr : rec->memory->predictions) {
+        mc.predicted.push_back({pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high});
       }
     }
   }
-  // An oom below the largest batch that trained brackets nothing (another run, another limit).
+
+  Store& store_;
+  Board& b_;
+  size_t col_ = 0;
+  std::map<std::string, Keys> keys_by_name_;  // this column's descriptors' keys, from their first record read
+  std::map<std::string, size_t> row_of_;      // join key -> row
+  std::map<std::string, size_t> memory_row_of_;
+};
+
+// An oom below the largest batch that trained brackets nothing (another run, another limit); workloads
+// with neither a bracket nor a prediction are left out.
+void tidy_memory(Board& b) {
   for (auto& m : b.memory) {
     for (auto& mc : m.cells) {
       if (mc.smallest_oom != 0 && mc.smallest_oom <= mc.largest_ok) mc.smallest_oom = 0;
@@ -158,43 +153,75 @@ Board build_board(Store& store, const BoardOptions& options) {
                  b.memory.end());
   std::sort(b.memory.begin(), b.memory.end(),
             [](const BoardMemoryRow& x, const BoardMemoryRow& y) { return x.workload < y.workload; });
+}
 
-  b.baseline = find_baseline(b.columns, options.baseline);
-
-  // Each column's LibTorch versions (of the runs its latest cells come from), the speed-ups, the history.
-  const size_t checked = static_cast<size_t>(b.rule.min_before + b.rule.hold);
+// Each column's LibTorch versions: those of the runs its latest cells come from, latest first.
+void column_versions(Board& b) {
   for (size_t col = 0; col < b.columns.size(); ++col) {
     std::vector<std::pair<std::string, std::string>> versions;  // (start, version)
     for (const auto& row : b.rows) {
       if (const BoardPoint* p = row.cells[col].latest()) versions.emplace_back(p->start_time, p->libtorch_version);
     }
     std::sort(versions.rbegin(), versions.rend());
+    auto& list = b.columns[col].libtorch_versions;
     for (const auto& [when, v] : versions) {
-      auto& list = b.columns[col].libtorch_versions;
       if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
     }
   }
+}
+
+// A cell's speed-up against the baseline's latest, and its history's changes (indexes into `history`).
+void judge_cell(const Board& b, const BoardPoint* base, bool is_base, BoardCell& cell, int64_t& series) {
+  const BoardPoint* p = cell.latest();
+  if (p && base && p->ok() && base->ok()) {
+    cell.speedup = p->throughput / base->throughput;
+    cell.verdict = is_base ? Verdict::none : verdict_for(*cell.speedup, base->noise, p->noise);
+  }
+  std::vector<HistoryPoint> points;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < cell.history.size(); ++i) {
+    if (!cell.history[i].ok()) continue;
+    points.push_back({cell.history[i].throughput, cell.history[i].noise});
+    where.push_back(i);
+  }
+  if (points.size() >= static_cast<size_t>(b.rule.min_before + b.rule.hold)) ++series;
+  cell.changes = detect_changes(points, b.rule);
+  for (auto& ch : cell.changes.changes) ch.at = where[ch.at];
+  if (cell.changes.pending) cell.changes.pending->at = where[cell.changes.pending->at];
+}
+
+}  // namespace
+
+Board build_board(Store& store, const BoardOptions& options) {
+  if (options.last < 1) throw InputError("--last must be at least 1 (got " + std::to_string(options.last) + ")");
+  Board b;
+  b.store = store.name();
+  b.options = options;
+  // The runs, oldest first, grouped by machine and device; each group's latest N.
+  const std::vector<StoredRun> all = store.runs(parse_run_query(options.query));
+  std::map<std::pair<std::string, std::string>, std::vector<const StoredRun*>> groups;
+  for (const auto& r : all) groups[{r.hostname, r.device}].push_back(&r);
+  ColumnReader reader(store, b);
+  for (auto& [where, runs] : groups) {
+    if (static_cast<int64_t>(runs.size()) > options.last) runs.erase(runs.begin(), runs.end() - options.last);
+    BoardColumn c;
+    c.hostname = where.first;
+    c.device = where.second;
+    c.device_name = runs.back()->device_name;
+    c.latest_run = runs.back()->id;
+    c.latest_start = runs.back()->start_time;
+    c.runs = static_cast<int64_t>(runs.size());
+    b.columns.push_back(c);
+    for (auto& row : b.rows) row.cells.emplace_back();
+    for (auto& m : b.memory) m.cells.emplace_back();
+    reader.read(runs);
+  }
+  tidy_memory(b);
+  b.baseline = find_baseline(b.columns, options.baseline);
+  column_versions(b);
   for (auto& row : b.rows) {
     const BoardPoint* base = b.baseline >= 0 ? row.cells[size_t(b.baseline)].latest() : nullptr;
-    for (auto& cell : row.cells) {
-      const BoardPoint* p = cell.latest();
-      if (p && base && p->ok() && base->ok()) {
-        cell.speedup = p->throughput / base->throughput;
-        cell.verdict = &cell == &row.cells[size_t(b.baseline)] ? Verdict::none
-                                                                : verdict_for(*cell.speedup, base->noise, p->noise);
-      }
-      std::vector<HistoryPoint> series;
-      std::vector<size_t> where;
-      for (size_t i = 0; i < cell.history.size(); ++i) {
-        if (!cell.history[i].ok()) continue;
-        series.push_back({cell.history[i].throughput, cell.history[i].noise});
-        where.push_back(i);
-      }
-      if (series.size() >= checked) ++b.series;
-      cell.changes = detect_changes(series, b.rule);
-      for (auto& ch : cell.changes.changes) ch.at = where[ch.at];
-      if (cell.changes.pending) cell.changes.pending->at = where[cell.changes.pending->at];
-    }
+    for (size_t c = 0; c < row.cells.size(); ++c) judge_cell(b, base, int(c) == b.baseline, row.cells[c], b.series);
   }
   std::sort(b.rows.begin(), b.rows.end(), [](const BoardRow& x, const BoardRow& y) {
     return std::make_tuple(family_rank(x.family), x.workload, x.batch_size) <

@@ -101,16 +101,19 @@ int data_images(const DataOptions& o, const std::vector<int>& threads) {
     throw InputError("data: --seq and --data-dtype are for token files; " + o.data + " is a folder");
   if (o.max_image_pixels > 0) data::set_max_image_pixels(o.max_image_pixels);
   const int size = o.size == 0 ? 224 : o.size;
-  const std::string layout = o.layout.empty() ? "nchw" : o.layout;
-  const std::string precision = o.precision.empty() ? "fp32" : o.precision;
   const std::string transfer = o.transfer.empty() ? "float" : o.transfer;
   if (size < 8 || size > 4096) throw InputError(fmt::format("data: --size {} is not between 8 and 4096", size));
-  if (layout != "nchw" && layout != "nhwc") throw InputError("data: --layout must be nchw or nhwc");
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16") {
-    throw InputError("data: --precision must be fp32, bf16 or fp16 (the batch's dtype)");
+  Layout layout = Layout::nchw;
+  Precision precision;
+  try {
+    if (!o.layout.empty()) layout = parse_layout(o.layout);
+    if (!o.precision.empty()) precision = parse_precision(o.precision);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("data: ") + e.what());
   }
+  // The batch's dtype: a pure precision's and an autocast one's alike.
   if (transfer != "float" && transfer != "uint8") throw InputError("data: --data-transfer must be float or uint8");
-  if (transfer == "uint8" && precision != "fp32") {
+  if (transfer == "uint8" && precision.dtype != at::kFloat) {
     throw InputError("data: --data-transfer uint8 sends bytes: --precision does not apply (the device converts)");
   }
   data::ImageFolder folder;
@@ -122,13 +125,13 @@ int data_images(const DataOptions& o, const std::vector<int>& threads) {
   data::ImageSourceOptions so;
   so.batch = o.batch;
   so.width = so.height = size;
-  so.channels_last = layout == "nhwc";
-  so.dtype = detail::precision_dtype(precision);
+  so.channels_last = layout == Layout::nhwc;
+  so.dtype = precision.dtype;
   so.uint8 = transfer == "uint8";
   const int64_t files = static_cast<int64_t>(folder.files.size());
   std::cout << fmt::format(
       "loader: {} ({} images, {} classes), batch {}, crop {}x{} {} {}, {} epoch(s) per thread count\n", o.data, files,
-      folder.classes.size(), o.batch, size, size, layout, transfer == "uint8" ? "uint8" : precision, o.epochs);
+      folder.classes.size(), o.batch, size, size, to_string(layout), transfer == "uint8" ? "uint8" : precision.str(), o.epochs);
   const LoaderStats skipped = print_runs(
       threads, files, o, [&] { return std::make_shared<data::ImageFolderSource>(folder, so); }, 0);
   std::cout << "images/s and MB/s: images delivered per second of wall time; scaling: the last epoch against the "

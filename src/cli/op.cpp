@@ -96,8 +96,8 @@ int cmd_op(const OpOptions& o) {
     }
   }
   const DeviceSpec device = resolve_device(o.device);
-  const auto precisions = checked_list(o.precisions, "precision", known_precisions());
-  const auto layouts = checked_list(o.layouts, "layout", known_layouts());
+  const auto precisions = checked_list(o.precisions, "precision", precision_names());
+  const auto layouts = checked_list(o.layouts, "layout", layout_names());
   if (o.format != "table" && o.format != "json") throw InputError("unknown format '" + o.format + "' (table or json)");
   if (o.max_time_s < o.min_time_s) throw InputError("--max-time is shorter than --min-time");
   const std::string output = o.output.empty() ? default_output_path("op") : o.output;
@@ -119,8 +119,8 @@ int cmd_op(const OpOptions& o) {
   for (const auto& op : ops) {
     for (const auto& precision : precisions) {
       for (const auto& layout : layouts) {
-        s.precision = precision;
-        s.layout = layout;
+        s.precision = parse_precision(precision);
+        s.layout = parse_layout(layout);
         std::cerr << fmt::format("[op {} of {}] {} {} {}\n", ++i, total, op.str(), precision, layout);
         results.ops.push_back(time_op(op, s));
         if (!results.ops.back().ok()) ++failed;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "cli/commands.h"
@@ -109,8 +110,7 @@ std::vector<int64_t> batch_list(const std::string& batches) {
 
 // The suite's groups, each with the settings flags given beside --suite replacing the group's value
 // (and its per-device ones).
-void add_suite_cases(const RunOptions& o, const Suite& suite, const GivenFlags& given, std::vector<Case>& plan,
-                     std::set<std::string>& auto_batch) {
+void add_suite_cases(const RunOptions& o, const Suite& suite, const GivenFlags& given, std::vector<Case>& plan) {
   for (const auto& g : suite.groups) {
     Sweep s = g;
     if (!o.devices.empty() && s.devices.empty()) s.devices = split_list(o.devices, "device");
@@ -127,15 +127,13 @@ void add_suite_cases(const RunOptions& o, const Suite& suite, const GivenFlags& 
       if (given.threads) over.threads.reset();
     }
     for (auto& c : make_plan(s)) {
-      if (searches_batch(s, c.device.type)) auto_batch.insert(c.descriptor());
+      c.search_batch = searches_batch(s, c.device.type);
       plan.push_back(std::move(c));
     }
   }
 }
 
-// `auto_batch` receives the descriptors of cases whose batch is to be searched (`--batch auto`).
-std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const GivenFlags& given,
-                            std::set<std::string>& auto_batch) {
+std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const GivenFlags& given) {
   std::vector<Case> plan;
   for (const auto& d : o.cases) {
     try {
@@ -146,7 +144,7 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
       throw InputError(e.what());
     }
   }
-  if (suite != nullptr) add_suite_cases(o, *suite, given, plan, auto_batch);
+  if (suite != nullptr) add_suite_cases(o, *suite, given, plan);
   if (!o.sets.empty() && o.models.empty()) throw InputError("--set needs --model (it sets that workload's parameters)");
   if (o.script.given() && o.models.empty())
     throw InputError("--input and --target need --model FILE.pt (a TorchScript file)");
@@ -156,16 +154,22 @@ std::vector<Case> plan_from(const RunOptions& o, const Suite* suite, const Given
     s.threads = thread_list(o.threads);
     use_data_flags(s, o);
     for (auto& c : make_plan(s)) {
-      if (o.batches == "auto") auto_batch.insert(c.descriptor());
+      c.search_batch = o.batches == "auto";
       plan.push_back(std::move(c));
     }
   }
   if (plan.empty()) throw InputError("nothing to run: give --model and --batch, --suite NAME, or --case DESCRIPTOR");
-  // The same case twice would measure twice and collide in the journal.
-  std::set<std::string> seen;
+  // The same case twice would measure twice and collide in the journal: kept once, its batch searched
+  // when either asked for it.
+  std::map<std::string, size_t> seen;
   std::vector<Case> unique;
   for (auto& c : plan) {
-    if (seen.insert(c.descriptor()).second) unique.push_back(std::move(c));
+    const auto [it, fresh] = seen.emplace(c.descriptor(), unique.size());
+    if (fresh) {
+      unique.push_back(std::move(c));
+    } else {
+      unique[it->second].search_batch = unique[it->second].search_batch || c.search_batch;
+    }
   }
   return unique;
 }
@@ -260,11 +264,11 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   }
   (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
   if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
-  plan.cases = plan_from(o, suite.get(), given, plan.auto_batch);
-  if (!plan.auto_batch.empty()) default_cpu_memory_limit(plan.cases, o.measure);
+  plan.cases = plan_from(o, suite.get(), given);
+  if (plan.searches_batch()) default_cpu_memory_limit(plan.cases, o.measure);
   if (o.dist.enabled) {
     if (o.resume) throw InputError("--resume does not work with --dist yet: run the remaining cases with --case");
-    if (!plan.auto_batch.empty())
+    if (plan.searches_batch())
       throw InputError("--batch auto does not work with --dist: give the batch of each rank");
     plan.dist = std::make_unique<DistRun>(o.dist);
   }

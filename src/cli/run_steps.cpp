@@ -96,7 +96,7 @@ class ConsoleProgress final : public SweepObserver {
 // One case of the sweep: its batch searched, its data-parallel lead (--dist), or one isolated child.
 Record measure_case(size_t index, const Case& c, RunPlan& plan, const MeasureFlags& measure, const CaseChild& child,
                     bool* interrupted) {
-  if (plan.auto_batch.count(c.descriptor())) {
+  if (c.search_batch) {
     const MaxBatchResult m = search_max_batch(c, measure, 1, 65536, interrupted);
     if (*interrupted) return {};
     return m.largest > 0 ? m.best : !m.failure.empty() ? failed_record(c, m.failure) : m.tries.back();
@@ -185,7 +185,7 @@ Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags
   bool journal_ok = true;
   for (size_t i = 0; i < todo.size(); ++i) {
     const Case& c = todo[i];
-    observer.case_starting(i, todo.size(), c, plan.auto_batch.count(c.descriptor()) > 0);
+    observer.case_starting(i, todo.size(), c, c.search_batch);
     Record r = measure_case(i, c, plan, measure, child, &out.interrupted);
     if (out.interrupted) break;
     add_percent_of_peak(r, context);

@@ -19,9 +19,14 @@ namespace trainbench::cli {
 // The plan step's result: what to measure and how to show it.
 struct RunPlan {
   std::vector<Case> cases;
-  std::set<std::string> auto_batch;  // descriptors of cases whose batch is searched (--batch auto)
   const ReporterInfo* format = nullptr;
   std::unique_ptr<DistRun> dist;  // --dist
+
+  bool searches_batch() const {  // some case's batch is searched (--batch auto)
+    for (const auto& c : cases)
+      if (c.search_batch) return true;
+    return false;
+  }
 };
 
 // What an earlier, interrupted or finished, run left (--resume).

@@ -72,6 +72,11 @@ bool is_gpu_device_text(const std::string& device_text) {
   return k != nullptr && k->gpu;
 }
 
+bool is_cpu_device_text(const std::string& device_text) {
+  const DeviceKind* k = device_kind_of(device_text);
+  return k != nullptr && !k->gpu;
+}
+
 std::string device_choices() {
   std::vector<std::string> texts;
   for (const auto& k : table()) {

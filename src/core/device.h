@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/device_text.h"
+
 namespace trainbench {
 
 struct DeviceKind;
@@ -52,9 +54,6 @@ const std::vector<DeviceKind>& device_kinds();
 const DeviceKind* find_device_kind(const std::string& name);
 // The kind a device's text names ("cuda:0" in a record or context: cuda), nullptr when none.
 const DeviceKind* device_kind_of(const std::string& device_text);
-// Whether a device's text (a record's or context's "cuda:0") names a GPU kind; false for cpu and for
-// text that names no kind.
-bool is_gpu_device_text(const std::string& device_text);
 // "cpu, cuda or cuda:N": the device texts parse_device takes, for messages and help.
 std::string device_choices();
 // Device `index` of the first GPU type in the table (LibTorch's "cuda" on CUDA and ROCm builds).

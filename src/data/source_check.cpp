@@ -10,17 +10,17 @@
 
 namespace trainbench::data {
 
-void check_data_source(const std::string& model, const std::string& kind, const std::string& data,
+void check_data_source(const std::string& model, DataKind kind, const std::string& data,
                        const std::string& dtype, std::optional<int64_t> vocab) {
   if (data == "synthetic") return;
-  if (kind.empty()) throw DataError("--data " + data + ": " + model + " trains on synthetic data only");
+  if (kind == DataKind::none) throw DataError("--data " + data + ": " + model + " trains on synthetic data only");
   static std::mutex mu;
   static std::map<std::string, int64_t> largest_id;  // token files already read: their largest id
   static std::map<std::string, bool> folders;        // image folders already scanned
   std::lock_guard<std::mutex> lock(mu);
   std::error_code ec;
   const bool is_dir = std::filesystem::is_directory(data, ec);
-  if (kind == "images") {
+  if (kind == DataKind::images) {
     if (dtype != "uint16") {  // uint16 is the default: only another value was asked for
       throw DataError("--data " + data + ": --data-dtype " + dtype + " is for token files; " + model +
                       " trains on images");

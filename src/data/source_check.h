@@ -8,9 +8,12 @@
 
 namespace trainbench::data {
 
-// `kind`: the workload's data kind ("images", "tokens", "" for synthetic only); `vocab`: its vocabulary
-// size for tokens. Throws DataError. Results are cached per path, so a sweep scans each source once.
-void check_data_source(const std::string& model, const std::string& kind, const std::string& data,
+// What --data a workload trains on besides synthetic: an ImageFolder of JPEGs, a token file, or none.
+enum class DataKind { none, images, tokens };
+
+// `kind`: the workload's; `vocab`: its vocabulary size for tokens. Throws DataError. Results are cached
+// per path, so a sweep scans each source once.
+void check_data_source(const std::string& model, DataKind kind, const std::string& data,
                        const std::string& dtype, std::optional<int64_t> vocab);
 
 }  // namespace trainbench::data

@@ -200,10 +200,10 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
   attribute(e);
   if (!s.try_alternatives) return e;
 
-  std::vector<std::pair<std::string, std::string>> alternatives;  // precision, layout
-  alternatives.emplace_back(s.c.precision, s.c.layout == "nchw" ? "nhwc" : "nchw");
+  std::vector<std::pair<Precision, Layout>> alternatives;
+  alternatives.emplace_back(s.c.precision, other_layout(s.c.layout));
   // The other precision: bf16 where the case computes in fp32, else fp32.
-  alternatives.emplace_back(parse_precision(s.c.precision).dtype == c10::kFloat ? "bf16" : "fp32", s.c.layout);
+  alternatives.emplace_back(parse_precision(s.c.precision.dtype == c10::kFloat ? "bf16" : "fp32"), s.c.layout);
   for (auto& l : e.layers) {
     if (!l.flagged) continue;
     const OpDescriptor op = parse_op(l.op);
@@ -214,11 +214,11 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
       alt.precision = precision;
       alt.layout = layout;
       alt.input_grad = l.input_grad;
-      if (progress) progress(i++, calls.size(), l.op + " (" + precision + ", " + layout + ")");
+      if (progress) progress(i++, calls.size(), l.op + " (" + precision.str() + ", " + to_string(layout) + ")");
       const OpRecord r = time_op(op, alt);
       ExplainAlternative a;
-      a.precision = precision;
-      a.layout = layout;
+      a.precision = precision.str();
+      a.layout = to_string(layout);
       a.status = r.status;
       a.error = r.error;
       if (r.ok()) {

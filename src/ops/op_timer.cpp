@@ -17,11 +17,11 @@ using Clock = std::chrono::steady_clock;
 // The kind's builder, on the case's device, in its precision's dtype and its layout.
 OpInstance build(const OpDescriptor& d, const OpSettings& s) {
   OpBuildSettings b;
-  b.dtype = parse_precision(s.precision).dtype;
+  b.dtype = s.precision.dtype;
   b.device = s.device.torch_device();
   const OpKind* kind = find_op_kind(d.kind);
   if (kind == nullptr) throw std::invalid_argument("no timer for op kind '" + d.kind + "'");
-  b.channels_last = s.layout == "nhwc";
+  b.channels_last = s.layout == Layout::nhwc;
   return kind->build(d, b);
 }
 
@@ -89,8 +89,8 @@ OpRecord time_op(const OpDescriptor& d, const OpSettings& s) {
   r.kind = d.kind;
   r.label = d.label();
   r.device = s.device.str();
-  r.precision = s.precision;
-  r.layout = s.layout;
+  r.precision = s.precision.str();
+  r.layout = to_string(s.layout);
   r.threads = at::get_num_threads();
   try {
     torch::manual_seed(0);

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/layout.h"
+#include "core/precision.h"
 #include "core/stopping.h"
 #include "ops/op_descriptor.h"
 #include "results/op_record.h"
@@ -13,8 +15,8 @@ namespace trainbench {
 
 struct OpSettings {
   DeviceSpec device;
-  std::string precision = "fp32";  // core/precision.h's text: tensors in its dtype ("-pure" and autocast alike)
-  std::string layout = "nchw";     // nchw | nhwc: conv and bn only
+  Precision precision;             // tensors in its dtype ("-pure" and autocast alike)
+  Layout layout = Layout::nchw;    // conv and bn only
   MeasureSettings measure;         // per phase
   // false for a model's first layer: its input needs no gradient, so training runs no bwd_data.
   bool input_grad = true;

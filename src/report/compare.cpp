@@ -110,13 +110,17 @@ std::string join_key(const Record& r, bool detailed) {
     }
   }
   c.batch = r.batch_size;
-  c.precision = r.precision;
-  c.layout = r.layout;
   c.optimizer = r.optimizer;
   c.threads = detailed ? r.threads : 0;
   c.forward_only = r.forward_only;
-  const std::string descriptor = c.descriptor();
-  return descriptor.substr(0, descriptor.size() - 1 - c.device.str().size());  // ":DEVICE" comes last
+  std::string descriptor = c.descriptor();
+  descriptor.resize(descriptor.size() - 1 - c.device.str().size());  // ":DEVICE" comes last
+  // The record's precision and layout as its text: a file's own, or "*" where compare ignores them
+  // (a case holds only values it knows). The last such field: a model path before it may hold anything.
+  const std::string field = ":b" + std::to_string(c.batch) + ":";
+  const size_t at = descriptor.rfind(field + c.precision.str() + ":" + to_string(c.layout));
+  return descriptor.replace(at + field.size(), c.precision.str().size() + 1 + std::string(to_string(c.layout)).size(),
+                            r.precision + ":" + r.layout);
 }
 
 std::string family_of(const std::string& model) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/device_text.h"
 #include "report/compare.h"
 #include "report/html_report.h"
 #include "workloads/registry.h"
@@ -38,7 +39,7 @@ json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr
 // "a.json (cuda:0)"; on a CPU the thread count too, since it is what tells two CPU runs apart.
 std::string series_label(const ReportRun& run) {
   const Context& c = run.file.context;
-  if (c.device.rfind("cpu", 0) == 0 && c.threads > 0)
+  if (is_cpu_device_text(c.device) && c.threads > 0)
     return run.label + " (" + c.device + ", " + std::to_string(c.threads) + " threads)";
   return run.label + " (" + c.device + ")";
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/device_text.h"
 #include "results/number_format.h"
 #include "results/printer.h"
 #include "results/printer_utilization.h"
@@ -148,9 +149,9 @@ namespace trainbench::detail {
 
 std::string context_summary(const Context& c) {
   std::string s = c.device + ": " + c.device_name;
-  if (c.device_memory_bytes && c.device.rfind("cpu", 0) != 0) s += " (" + format_bytes(*c.device_memory_bytes) + ")";
+  if (c.device_memory_bytes && !is_cpu_device_text(c.device)) s += " (" + format_bytes(*c.device_memory_bytes) + ")";
   s += ", " + std::to_string(c.threads) + " threads";
-  if (c.device.rfind("cpu", 0) == 0) s += ", BLAS " + c.blas_kind;
+  if (is_cpu_device_text(c.device)) s += ", BLAS " + c.blas_kind;
   if (c.onednn_version) s += ", oneDNN " + *c.onednn_version;
   if (c.cudnn_version) s += ", cuDNN " + *c.cudnn_version;
   if (c.miopen_version) s += ", MIOpen " + *c.miopen_version;

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/device.h"
+#include "core/device_text.h"
 #include "results/number_format.h"
 
 namespace trainbench {
@@ -23,39 +23,11 @@ std::string off_the_line(const MemoryFit& f) {
                      100.0 * f.linearity_error);
 }
 
-std::string print_memory(const Record& r) {
-  if (!r.memory) return "";
-  const MemoryInfo& m = *r.memory;
-  std::string out = fmt::format("{} ({})\n", r.name, m.source);
-  auto row = [&](const char* what, const std::string& value, const std::string& note = "") {
-    out += fmt::format("  {:<26}{:>12}{}\n", what, value, note.empty() ? "" : "  " + note);
-  };
-  row("parameters + buffers", format_bytes(m.parameters_bytes));
-  row("gradients", format_bytes(m.gradients_bytes), "left live by the first backward");
-  row("optimizer state", format_bytes(m.optimizer_bytes), r.optimizer);
-  if (m.comm_buffer_bytes > 0) row("all-reduce buckets", format_bytes(m.comm_buffer_bytes), "data-parallel");
-  if (m.fit) {
-    row("fixed (fit)", format_bytes(m.fixed_bytes), "tensor peak at batch 0");
-  } else {
-    row("fixed", format_bytes(m.fixed_bytes),
-        m.comm_buffer_bytes > 0 ? "parameters + gradients + optimizer + buckets"
-                                : "parameters + gradients + optimizer");
-  }
-  row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
-      m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");
-  row("input batch", format_bytes(m.inputs_bytes), r.data ? "the batch the model holds" : "synthetic, on the device");
-  row(fmt::format("peak at batch {}", r.batch_size).c_str(), format_bytes(m.peak_bytes), "tensors, exact");
-  if (m.max_rss_bytes > 0) row("max RSS", format_bytes(m.max_rss_bytes), "libraries and heap slack included");
-  if (m.footprint_peak_bytes > 0) {
-    row(is_gpu_device_text(r.device) ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes),
-        m.loader_address_space_bytes > 0 ? "the loader's left out" : "");
-  }
-  if (m.loader_address_space_bytes > 0 || m.loader_peak_bytes > 0) {
-    row("loader (not the model's)", format_bytes(m.loader_address_space_bytes),
-        fmt::format("address space, above any --memory-limit; its queue's tensors peaked at {}",
-                    format_bytes(m.loader_peak_bytes)));
-  }
-  if (!m.fit) return out;
+namespace {
+
+// The fit's lines and its predictions (a `memory` run's fitted record).
+std::string print_fit(const MemoryInfo& m) {
+  std::string out;
   const MemoryFit& f = *m.fit;
   std::string points;
   for (size_t i = 0; i < f.batches.size(); ++i) {
@@ -102,6 +74,44 @@ std::string print_memory(const Record& r) {
     }
     out += fmt::format("  {:>10}  {:>14}{}{}\n", format_size(p.size_bytes), p.largest_batch, interval, verdict);
   }
+  return out;
+}
+
+}  // namespace
+
+std::string print_memory(const Record& r) {
+  if (!r.memory) return "";
+  const MemoryInfo& m = *r.memory;
+  std::string out = fmt::format("{} ({})\n", r.name, m.source);
+  auto row = [&](const char* what, const std::string& value, const std::string& note = "") {
+    out += fmt::format("  {:<26}{:>12}{}\n", what, value, note.empty() ? "" : "  " + note);
+  };
+  row("parameters + buffers", format_bytes(m.parameters_bytes));
+  row("gradients", format_bytes(m.gradients_bytes), "left live by the first backward");
+  row("optimizer state", format_bytes(m.optimizer_bytes), r.optimizer);
+  if (m.comm_buffer_bytes > 0) row("all-reduce buckets", format_bytes(m.comm_buffer_bytes), "data-parallel");
+  if (m.fit) {
+    row("fixed (fit)", format_bytes(m.fixed_bytes), "tensor peak at batch 0");
+  } else {
+    row("fixed", format_bytes(m.fixed_bytes),
+        m.comm_buffer_bytes > 0 ? "parameters + gradients + optimizer + buckets"
+                                : "parameters + gradients + optimizer");
+  }
+  row("activations per sample", bytes_or_dash(m.activations_bytes_per_sample),
+      m.fit ? "slope of the tensor peak" : "(peak - fixed) / batch, inputs included");
+  row("input batch", format_bytes(m.inputs_bytes), r.data ? "the batch the model holds" : "synthetic, on the device");
+  row(fmt::format("peak at batch {}", r.batch_size).c_str(), format_bytes(m.peak_bytes), "tensors, exact");
+  if (m.max_rss_bytes > 0) row("max RSS", format_bytes(m.max_rss_bytes), "libraries and heap slack included");
+  if (m.footprint_peak_bytes > 0) {
+    row(is_gpu_device_text(r.device) ? "peak reserved" : "address space grown", format_bytes(m.footprint_peak_bytes),
+        m.loader_address_space_bytes > 0 ? "the loader's left out" : "");
+  }
+  if (m.loader_address_space_bytes > 0 || m.loader_peak_bytes > 0) {
+    row("loader (not the model's)", format_bytes(m.loader_address_space_bytes),
+        fmt::format("address space, above any --memory-limit; its queue's tensors peaked at {}",
+                    format_bytes(m.loader_peak_bytes)));
+  }
+  if (m.fit) out += print_fit(m);
   return out;
 }
 

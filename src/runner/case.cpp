@@ -97,7 +97,7 @@ std::string Case::descriptor() const {
       first = false;
     }
   }
-  s += ":b" + std::to_string(batch) + ":" + precision + ":" + layout;
+  s += ":b" + std::to_string(batch) + ":" + precision.str() + ":" + to_string(layout);
   if (optimizer != "sgd") s += ":" + optimizer;
   if (threads > 0) s += ":t" + std::to_string(threads);
   if (!synthetic_data()) {
@@ -253,10 +253,10 @@ class CaseParser {
     const std::string& t = tok_[i];
     if (is_precision(t)) {
       once("precision", i);
-      c_.precision = t;
-    } else if (contains(known_layouts(), t)) {
+      c_.precision = parse_precision(t);
+    } else if (is_layout(t)) {
       once("layout", i);
-      c_.layout = t;
+      c_.layout = parse_layout(t);
     } else if (contains(known_optimizers(), t)) {
       once("optimizer", i);
       c_.optimizer = t;

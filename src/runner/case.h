@@ -15,6 +15,9 @@ namespace trainbench {
 
 struct Case : WorkloadOptions {
   int threads = 0;  // intra-op threads; 0 = one per core
+  // `--batch auto`: the largest batch that trains is searched first, from `batch` up. How the case is
+  // planned, not what it is: not in the descriptor.
+  bool search_batch = false;
 
   std::string descriptor() const;
   bool operator==(const Case& o) const { return descriptor() == o.descriptor(); }

@@ -28,8 +28,8 @@ Record case_record(const Case& c) {
   r.params = w != nullptr ? effective_params(*w, c.params) : c.params;
   r.batch_size = c.batch;
   r.device = c.device.str();
-  r.precision = c.precision;
-  r.layout = c.layout;
+  r.precision = c.precision.str();
+  r.layout = to_string(c.layout);
   r.optimizer = c.optimizer;
   r.forward_only = c.forward_only;
   r.threads = c.threads;

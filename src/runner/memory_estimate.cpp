@@ -163,78 +163,92 @@ std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const 
   return a;
 }
 
-}  // namespace
-
-MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
-                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
-                               const std::vector<int64_t>& refine_sizes, int64_t max_refine_batch, double reach) {
-  MemoryEstimate out;
+// What the measuring loop of estimate_memory found.
+struct Measured {
   Points pts;
   std::vector<int64_t> oom;
-  std::vector<int64_t> asked = batches;
-  std::vector<int64_t> hidden;   // measured batches whose peak the activations did not reach (flat_until)
+  std::vector<int64_t> hidden;       // measured batches whose peak the activations did not reach (flat_until)
   std::vector<int64_t> refined;      // batches measured near a size's predicted batch (refinement_batch)
   std::vector<int64_t> refined_for;  // the size each was measured for
+};
+
+// The batches asked for, smallest first, until one runs out of memory; then batches below the smallest
+// that did (halving while none has trained, bisecting above the largest that has) until as many points
+// as asked for trained or no untried batch is left between the two. With all measured and none out of
+// memory: once, the batches where a peak hidden below a batch-independent one shows; then, a batch
+// nearer each size to refine for. Every try goes into out.tries; a failure ends it (out.failure).
+Measured measure_batches(const Case& base, const std::vector<int64_t>& batches,
+                         const std::function<Record(const Case&)>& run_one, const std::vector<int64_t>& refine_sizes,
+                         int64_t max_refine_batch, double reach, MemoryEstimate& out) {
+  Measured m;
+  std::vector<int64_t> asked = batches;
   std::vector<int64_t> refine_order = refine_sizes;  // smallest first (a later size may still add a smaller batch)
   std::sort(refine_order.begin(), refine_order.end());
   std::vector<int> refinements(refine_order.size(), 0);
   bool hidden_checked = false;
-  // The batches asked for, smallest first, until one runs out of memory; then batches below the
-  // smallest that did (halving while none has trained, bisecting above the largest that has) until as
-  // many points as asked for trained or no untried batch is left between the two.
   size_t wanted = asked.size(), next = 0;
-  while (pts.batches.size() < wanted) {
-    const int64_t b = next_batch(asked, next, oom, pts.batches);
+  while (m.pts.batches.size() < wanted) {
+    const int64_t b = next_batch(asked, next, m.oom, m.pts.batches);
     if (b == 0) break;
     Case c = base;
     c.batch = b;
     Record r = run_one(c);
     out.tries.push_back(r);
     if (r.status == Status::oom) {
-      oom.push_back(b);  // each one smaller than the last: only batches below it are tried from here
+      m.oom.push_back(b);  // each one smaller than the last: only batches below it are tried from here
       continue;
     }
     if (r.status != Status::ok || !r.memory) {
       out.failure = try_failure(b, r);
-      return out;
+      return m;
     }
-    pts.batches.push_back(b);
-    pts.tensors.push_back(r.memory->peak_bytes);
-    pts.footprints.push_back(r.memory->footprint_peak_bytes);
-    pts.forward_live.push_back(r.memory->forward_live_bytes);
-    if (pts.batches.size() < wanted || !oom.empty()) continue;
-    // All asked for measured and none ran out of memory. First, once: the peak hidden below a
-    // batch-independent one? Then measure two batches where the activations make the peak.
+    m.pts.batches.push_back(b);
+    m.pts.tensors.push_back(r.memory->peak_bytes);
+    m.pts.footprints.push_back(r.memory->footprint_peak_bytes);
+    m.pts.forward_live.push_back(r.memory->forward_live_bytes);
+    if (m.pts.batches.size() < wanted || !m.oom.empty()) continue;
     if (!hidden_checked) {
       hidden_checked = true;
-      const int64_t from = memory::flat_until(pts.batches, pts.tensors, pts.forward_live);
+      const int64_t from = memory::flat_until(m.pts.batches, m.pts.tensors, m.pts.forward_live);
       if (from > 0) {
-        hidden = pts.batches;
+        m.hidden = m.pts.batches;
         asked.push_back(from);
         asked.push_back(2 * from);
         wanted += 2;
         continue;
       }
     }
-    // Then: a size asked to refine for predicted far from every measured batch? Measure nearer it.
     for (size_t k = 0; k < refine_order.size(); ++k) {
       if (refine_order[k] <= 0 || refinements[k] >= kMaxRefinements) continue;
-      const int64_t want = refinement_batch(pts, hidden, base.device, refine_order[k], reach);
+      const int64_t want = refinement_batch(m.pts, m.hidden, base.device, refine_order[k], reach);
       const int64_t at = std::min(want, max_refine_batch);
-      if (want == 0 || std::find(pts.batches.begin(), pts.batches.end(), at) != pts.batches.end()) continue;
+      if (want == 0 || std::find(m.pts.batches.begin(), m.pts.batches.end(), at) != m.pts.batches.end()) continue;
       ++refinements[k];
-      refined.push_back(at);
-      refined_for.push_back(refine_order[k]);
+      m.refined.push_back(at);
+      m.refined_for.push_back(refine_order[k]);
       asked.push_back(at);
       ++wanted;
       break;
     }
   }
+  return m;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
+                               int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
+                               const std::vector<int64_t>& refine_sizes, int64_t max_refine_batch, double reach) {
+  MemoryEstimate out;
+  Measured measured = measure_batches(base, batches, run_one, refine_sizes, max_refine_batch, reach, out);
+  if (!out.failure.empty()) return out;
+  const Points& pts = measured.pts;
+  std::vector<int64_t>& oom = measured.oom;
   if (pts.batches.size() < 2) {
     out.failure = too_few_batches(pts.batches, oom);
     return out;
   }
-  const Lines lines = fit_lines(pts, hidden, base.device);
+  const Lines lines = fit_lines(pts, measured.hidden, base.device);
   // The fit rides on the record of the largest batch on the line.
   size_t carrier = 0;
   for (size_t i = 0; i < out.tries.size(); ++i) {
@@ -247,14 +261,15 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   std::sort(oom.begin(), oom.end());
   out.oom_batches = oom;
   m.fit->oom_batches = oom;
-  if (!lines.aside_only) m.fit->set_aside_batches = hidden;
+  if (!lines.aside_only) m.fit->set_aside_batches = measured.hidden;
   m.requested_batch = std::max<int64_t>(0, requested_batch);
   const auto requested = requested_batch > 0 ? std::optional<int64_t>(requested_batch) : std::nullopt;
   for (int64_t size : sizes) {
     m.predictions.push_back(memory::predict(lines.footprint, size, requested));
     memory::add_interval(m.predictions.back(), lines.footprint, lines.tensors);
   }
-  m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, hidden, refined, refined_for, reach);
+  m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, measured.hidden, measured.refined,
+                                  measured.refined_for, reach);
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;

@@ -12,8 +12,9 @@
 namespace trainbench {
 namespace {
 
-void check_one_of(const std::string& value, const std::vector<std::string>& allowed, const std::string& what) {
-  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+const std::string& check_one_of(const std::string& value, const std::vector<std::string>& allowed,
+                                const std::string& what) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return value;
   std::string list;
   for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
   throw InputError("unknown " + what + " '" + value + "' (expected one of: " + list + ")");
@@ -30,8 +31,6 @@ void validate_case(Case& c) {
     throw InputError(e.what());
   }
   if (c.batch <= 0) throw InputError("bad batch size " + std::to_string(c.batch) + " (must be > 0)");
-  check_one_of(c.precision, known_precisions(), "precision");
-  check_one_of(c.layout, known_layouts(), "layout");
   check_one_of(c.optimizer, known_optimizers(), "optimizer");
   if (c.threads < 0) throw InputError("bad thread count " + std::to_string(c.threads) + " (must be >= 0)");
   if (c.loader_threads < 0 || c.loader_threads > kThreadCount.hi) {
@@ -42,7 +41,7 @@ void validate_case(Case& c) {
     throw InputError("bad data transfer '" + c.data_transfer + "' (float or uint8)");
   }
   if (c.synthetic_data()) c.data_transfer = "float";
-  if (c.data_transfer == "uint8" && w->data_kind != "images") {
+  if (c.data_transfer == "uint8" && w->data_kind != data::DataKind::images) {
     throw InputError(c.model + ": --data-transfer uint8 is for image folders (token ids travel as they are)");
   }
   try {
@@ -77,8 +76,8 @@ void append_cases(const Sweep& s, const std::vector<DeviceSpec>& devices, std::v
                     c.model = model;
                     c.params = p;
                     c.batch = batch;
-                    c.precision = precision;
-                    c.layout = layout;
+                    c.precision = parse_precision(check_one_of(precision, precision_names(), "precision"));
+                    c.layout = parse_layout(check_one_of(layout, layout_names(), "layout"));
                     c.optimizer = optimizer;
                     c.threads = threads;
                     c.device = device;

@@ -180,9 +180,9 @@ SweepOverride read_override(const std::string& path, const std::string& device, 
     } else if (key == "set")
       o.params = params_product(read_sets(path, node));
     else if (key == "precision")
-      o.precisions = read_choices(path, key, node, known_precisions());
+      o.precisions = read_choices(path, key, node, precision_names());
     else if (key == "layout")
-      o.layouts = read_choices(path, key, node, known_layouts());
+      o.layouts = read_choices(path, key, node, layout_names());
     else if (key == "optimizer")
       o.optimizers = read_choices(path, key, node, known_optimizers());
     else if (key == "threads")
@@ -204,9 +204,9 @@ Sweep read_group(const std::string& path, const toml::table& t) {
     } else if (find_device_kind(key) != nullptr && node.is_table()) {
       s.per_device[key] = read_override(path, key, *node.as_table());
     } else if (key == "precision") {
-      s.precisions = read_choices(path, key, node, known_precisions());
+      s.precisions = read_choices(path, key, node, precision_names());
     } else if (key == "layout") {
-      s.layouts = read_choices(path, key, node, known_layouts());
+      s.layouts = read_choices(path, key, node, layout_names());
     } else if (key == "optimizer") {
       s.optimizers = read_choices(path, key, node, known_optimizers());
     } else if (key == "device") {

@@ -133,7 +133,7 @@ WorkloadInfo bert_workload_info() {
   w.description =
       "BERT-Base pre-training from scratch, Hugging Face's BertForPreTraining (110.1M params): masked-LM loss on "
       "15% of positions + next-sentence loss";
-  w.data_kind = "tokens";
+  w.data_kind = data::DataKind::tokens;
   w.params = {
       {"layers", "12", "encoder layers, 1 to 256", int_in_range(1, 256)},
       {"hidden", "768", "hidden width, 1 to 65536 (a multiple of heads); feed-forward is 4x", int_in_range(1, 65536)},

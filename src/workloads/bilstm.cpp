@@ -62,7 +62,7 @@ WorkloadInfo bilstm_workload_info() {
   w.input = "seq 100";
   w.default_batch = 64;
   w.description = "Sequence classifier: embedding, bidirectional LSTM (batch-first), mean over time, linear";
-  w.data_kind = "tokens";
+  w.data_kind = data::DataKind::tokens;
   w.params = {
       {"vocab", "20000", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
       {"embed", "256", "embedding width, 1 to 65536", int_in_range(1, 65536)},

@@ -18,12 +18,12 @@ class CnnWorkload final : public detail::LossWorkload {
     model_.ptr()->to(dev);
     std::vector<int64_t> shape = {o.batch};
     shape.insert(shape.end(), info.input_shape.begin(), info.input_shape.end());
-    if (o.layout == "nhwc") detail::to_channels_last(*model_.ptr());
+    if (o.layout == Layout::nhwc) detail::to_channels_last(*model_.ptr());
     if (o.synthetic_data()) {
       seed_batch();
       input_ = torch::randn(shape, torch::TensorOptions().device(dev));
       labels_ = torch::randint(0, info.num_classes, {o.batch}, torch::TensorOptions().dtype(torch::kLong).device(dev));
-      if (o.layout == "nhwc") input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
+      if (o.layout == Layout::nhwc) input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
     } else {
       start_image_loader(info, o);
     }
@@ -54,7 +54,7 @@ class CnnWorkload final : public detail::LossWorkload {
     so.batch = o.batch;
     so.height = info.input_shape.at(1);
     so.width = info.input_shape.at(2);
-    so.channels_last = o.layout == "nhwc";
+    so.channels_last = o.layout == Layout::nhwc;
     so.dtype = detail::input_dtype(precision_);
     so.seed = static_cast<uint64_t>(o.data_seed >= 0 ? o.data_seed : 0);
     so.pin_memory = o.device.is_gpu();

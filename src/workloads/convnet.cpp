@@ -27,7 +27,7 @@ class ConvNetWorkload final : public detail::LossWorkload {
     model_->to(dev);
     seed_batch();
     input_ = torch::randn({o.batch, 3, image, image}, torch::TensorOptions().device(dev));
-    if (o.layout == "nhwc") {
+    if (o.layout == Layout::nhwc) {
       detail::to_channels_last(*model_);
       input_ = input_.contiguous(at::MemoryFormat::ChannelsLast);
     }

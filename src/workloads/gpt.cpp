@@ -114,7 +114,7 @@ WorkloadInfo gpt_workload_info() {
   w.unit = "sequences/s";
   w.input = "seq 1024";
   w.default_batch = 8;
-  w.data_kind = "tokens";
+  w.data_kind = data::DataKind::tokens;
   w.description =
       "GPT-2 pre-training from scratch, Hugging Face's GPT2LMHeadModel (small 124.4M, medium 354.8M, large 774.0M, "
       "xl 1557.6M params): next-token loss; tokens/s and MFU";

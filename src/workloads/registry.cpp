@@ -23,7 +23,7 @@ std::vector<WorkloadInfo> build_registry() {
     for (int64_t d : m.input_shape) w.input += (w.input.empty() ? "" : "x") + std::to_string(d);
     w.default_batch = m.default_batch;
     w.description = m.description;
-    w.data_kind = "images";
+    w.data_kind = data::DataKind::images;
     const models::ModelInfo* info = &m;  // the model registry is a static that outlives this one
     w.make = [info](const WorkloadOptions& o) { return make_cnn_workload(*info, o); };
     all.push_back(std::move(w));

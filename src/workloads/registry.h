@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "data/source_check.h"
 #include "workloads/workload.h"
 
 namespace trainbench {
@@ -43,9 +44,9 @@ struct WorkloadInfo {
   int64_t default_batch = 32;
   std::string description;
   std::vector<ParamSpec> params;
-  // What --data the workload trains on besides synthetic: "images" (an ImageFolder of JPEGs), "tokens"
-  // (a token file; the workload's `vocab` parameter bounds the ids), or "" (synthetic only).
-  std::string data_kind;
+  // What --data the workload trains on besides synthetic: an ImageFolder of JPEGs, a token file (the
+  // workload's `vocab` parameter bounds the ids), or none (synthetic only).
+  data::DataKind data_kind = data::DataKind::none;
   // Checks across parameters (bert: heads divide hidden, seq at most max_pos), given every parameter with
   // the defaults filled in; throws std::invalid_argument (one line). Run by canonical_params, so a plan
   // refuses such a case before anything runs.

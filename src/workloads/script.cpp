@@ -340,7 +340,7 @@ class ScriptWorkload final : public detail::LossWorkload {
       (p.requires_grad() ? trainable : state).push_back(p);  // frozen parameters are state, as buffers are
     }
     for (const auto& b : module_.buffers()) state.push_back(b);
-    if (o.layout == "nhwc") {
+    if (o.layout == Layout::nhwc) {
       detail::to_channels_last(trainable);
       detail::to_channels_last(state);
     }
@@ -351,7 +351,7 @@ class ScriptWorkload final : public detail::LossWorkload {
       input_ = x.narrow(1, 0, seq).contiguous();
       targets_ = x.narrow(1, 1, seq).reshape({-1});
     } else {
-      input_ = (o.layout == "nhwc" && x.dim() == 4) ? x.contiguous(at::MemoryFormat::ChannelsLast) : x;
+      input_ = (o.layout == Layout::nhwc && x.dim() == 4) ? x.contiguous(at::MemoryFormat::ChannelsLast) : x;
       if (s.target.kind == ScriptTarget::Kind::classes) {
         targets_ = torch::randint(0, s.target.size, {o.batch}, torch::TensorOptions(torch::kLong).device(dev));
       }

@@ -11,11 +11,6 @@
 
 namespace trainbench {
 
-const std::vector<std::string>& known_precisions() { return precision_names(); }
-const std::vector<std::string>& known_layouts() {
-  static const std::vector<std::string> v = {"nchw", "nhwc"};
-  return v;
-}
 const std::vector<std::string>& known_optimizers() {
   static const std::vector<std::string> v = {"sgd", "momentum", "adam", "adamw"};
   return v;
@@ -42,16 +37,12 @@ void zero_grad(const std::vector<torch::Tensor>& params) {
   }
 }
 
-bool is_pure_precision(const std::string& precision) { return parse_precision(precision).pure; }
-
-at::ScalarType precision_dtype(const std::string& precision) { return parse_precision(precision).dtype; }
-
 at::ScalarType input_dtype(const Precision& p) { return p.pure ? p.dtype : at::kFloat; }
 
 void check_precision(const WorkloadOptions& o) {
   // LibTorch's CPU autocast casts to bf16 only, and its CPU kernels (convolution, 1.13) lack fp16.
-  if (parse_precision(o.precision).dtype == at::kHalf && !o.device.is_gpu()) {
-    throw std::invalid_argument("precision " + o.precision +
+  if (o.precision.dtype == at::kHalf && !o.device.is_gpu()) {
+    throw std::invalid_argument("precision " + o.precision.str() +
                                 " needs a GPU: LibTorch's CPU autocast and kernels support bf16, not fp16");
   }
 }
@@ -74,7 +65,7 @@ void to_dtype(torch::nn::Module& module, at::ScalarType dtype) {
 #define TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE 1
 #endif
 
-AutocastScope::AutocastScope(const WorkloadOptions& o) : AutocastScope(parse_precision(o.precision), o.device) {}
+AutocastScope::AutocastScope(const WorkloadOptions& o) : AutocastScope(o.precision, o.device) {}
 
 AutocastScope::AutocastScope(const Precision& p, const DeviceSpec& device) {
   if (!p.autocast()) return;
@@ -134,7 +125,7 @@ void to_channels_last(torch::nn::Module& module) {
 }
 
 LossWorkload::LossWorkload(const WorkloadOptions& options, std::string unit)
-    : options_(options), precision_(parse_precision(options.precision)), unit_(std::move(unit)) {
+    : options_(options), precision_(options.precision), unit_(std::move(unit)) {
   check_precision(options_);
 }
 

@@ -42,11 +42,6 @@ class AutocastScope {
 // Throws std::invalid_argument when this precision cannot run on this device.
 void check_precision(const WorkloadOptions& o);
 
-// fp16-pure and bf16-pure: the whole model runs in that type (no autocast, no loss scaling).
-// Shorthands for parse_precision(precision).pure and .dtype (core/precision.h).
-bool is_pure_precision(const std::string& precision);
-// The floating-point type a precision computes in: kFloat, kHalf or kBFloat16.
-at::ScalarType precision_dtype(const std::string& precision);
 // The type a workload's float inputs are made in: the precision's for pure ones, else fp32 (autocast
 // casts them where it computes).
 at::ScalarType input_dtype(const Precision& p);

@@ -14,6 +14,8 @@
 #include <torch/torch.h>
 
 #include "core/device.h"
+#include "core/layout.h"
+#include "core/precision.h"
 #include "core/flops.h"
 #include "data/loader_stats.h"
 
@@ -25,9 +27,10 @@ struct WorkloadOptions {
   std::map<std::string, std::string> params;  // workload parameters (`--set key=value`)
   int64_t batch = 0;
   // fp32 | fp16 | bf16 (automatic mixed precision; fp16 with dynamic loss scaling) |
-  // fp16-pure | bf16-pure (the whole model, its buffers and float inputs in that type)
-  std::string precision = "fp32";
-  std::string layout = "nchw";    // nchw | nhwc (channels-last)
+  // fp16-pure | bf16-pure (the whole model, its buffers and float inputs in that type); parsed once,
+  // from a descriptor or a sweep (core/precision.h)
+  Precision precision;
+  Layout layout = Layout::nchw;   // nchw | nhwc (channels-last)
   std::string optimizer = "sgd";  // sgd | momentum | adam | adamw
   bool forward_only = false;      // inference only: no backward, no optimizer
   DeviceSpec device;
@@ -47,8 +50,6 @@ struct WorkloadOptions {
   bool synthetic_data() const { return data == "synthetic"; }
 };
 
-const std::vector<std::string>& known_precisions();
-const std::vector<std::string>& known_layouts();
 const std::vector<std::string>& known_optimizers();
 
 // Data parallelism (src/dist) averages gradients across processes between backward and the optimizer
