@@ -27,8 +27,8 @@ TEST(CaseDescriptor, PrintThenParseIsIdentity) {
   const Case back = parse_case(c.descriptor());
   EXPECT_EQ(back.model, "inception3");
   EXPECT_EQ(back.batch, 48);
-  EXPECT_EQ(back.precision, "bf16");
-  EXPECT_EQ(back.layout, "nhwc");
+  EXPECT_EQ(back.precision.str(), "bf16");
+  EXPECT_EQ(back.layout, Layout::nhwc);
   EXPECT_EQ(back.optimizer, "adam");
   EXPECT_EQ(back.threads, 2);
   EXPECT_EQ(back.device.str(), "cuda:3");

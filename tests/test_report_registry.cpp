@@ -70,8 +70,8 @@ TEST(JoinKey, IsTheDescriptorWithoutTheDevice) {
     r.model = parsed.model;
     r.params = parsed.params;
     r.batch_size = parsed.batch;
-    r.precision = parsed.precision;
-    r.layout = parsed.layout;
+    r.precision = parsed.precision.str();
+    r.layout = to_string(parsed.layout);
     r.optimizer = parsed.optimizer;
     r.threads = parsed.threads;
     r.forward_only = parsed.forward_only;

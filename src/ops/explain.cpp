@@ -116,7 +116,7 @@ void attribute(Explanation& e, const FlagRule& rule) {
 void summarize_alternatives(Explanation& e) {
   const Case base = parse_case(e.case_name);
   auto flag_of = [&](const ExplainAlternative& a) {
-    return a.precision != base.precision ? "--precision " + a.precision : "--layout " + a.layout;
+    return a.precision != base.precision.str() ? "--precision " + a.precision : "--layout " + a.layout;
   };
   std::map<std::string, std::pair<double, double>> totals;  // flag -> flagged layers' time, as is and with it
   std::map<std::string, std::string> failures;
