@@ -16,7 +16,7 @@ int cmd_peak(const PeakOptions& o) {
   const DeviceSpec device = resolve_device(o.device);
   PeakSettings s;
   s.device = device;
-  s.precisions = checked_list(o.precisions, "precision", {"fp32", "bf16", "fp16"});
+  s.precisions = checked_list(o.precisions, "precision", dtype_names());
   s.gemm_size = o.gemm_size;
   s.measure = default_peak_measure();
   if (!o.output.empty()) check_writable(o.output);

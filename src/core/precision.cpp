@@ -44,6 +44,16 @@ const std::vector<std::string>& precision_names() {
   return n;
 }
 
+const std::vector<std::string>& dtype_names() {
+  static const std::vector<std::string> n = [] {
+    std::vector<std::string> v;
+    for (const auto& e : table())
+      if (!e.value.pure) v.emplace_back(e.text);
+    return v;
+  }();
+  return n;
+}
+
 bool is_precision(const std::string& text) {
   const auto& n = precision_names();
   return std::find(n.begin(), n.end(), text) != n.end();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/precision.h"
 #include "core/stopping.h"
 #include "results/op_record.h"
 
@@ -14,7 +15,7 @@ namespace trainbench {
 
 struct PeakSettings {
   DeviceSpec device;
-  std::vector<std::string> precisions = {"fp32", "bf16", "fp16"};
+  std::vector<std::string> precisions = dtype_names();
   int64_t gemm_size = 0;    // 0: by device (2048 on CPU, 8192 on GPUs)
   int64_t copy_bytes = 0;   // 0: by device (256 MiB on CPU, 2 GiB on GPUs)
   MeasureSettings measure;  // per measurement
