@@ -326,12 +326,16 @@ TEST(Explain, NamesTheFasterAlternative) {
 TEST(Explain, TinyModelEndToEnd) {
   Case c = parse_case("convnet:channels=8,depth=2,image=8,variant=separable:b2:fp32:nchw:cpu");
   validate_case(c);
+  // Medians of 9 or more samples each, the step's and every phase's: one sample slowed by another test's
+  // load (ctest -j) moves none of them, where the median of 2 could be 10 times the step.
   MeasureSettings m = quick();
+  m.min_steps = 9;
+  m.min_time_s = 0.05;
   const Record step = measure_case(c, m);
   ASSERT_TRUE(step.ok()) << step.error;
   ExplainSettings s;
   s.c = c;
-  s.op_measure = quick();
+  s.op_measure = m;
   s.peak_gflops = NAN;
   s.try_alternatives = true;
   const Explanation e = explain_case(s, step);
