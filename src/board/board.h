@@ -96,6 +96,11 @@ std::string board_markdown(const Board& b);
 std::string board_csv(const Board& b);
 std::string board_json(const Board& b);
 nlohmann::json board_model(const Board& b);  // what board_json prints and the page draws
+// The texts every format shares: a cell's changes ("slower -20% at run 7 (...)"; "" when none), a
+// largest-batch cell ("98", "~181 at 4G [150, 200]"), the history rule in one sentence.
+std::string changes_text(const BoardCell& cell);
+std::string memory_text(const BoardMemoryCell& m);
+std::string rule_text(const Board& b);
 std::string board_html(const Board& b, const std::string& chartjs);
 
 }  // namespace trainbench

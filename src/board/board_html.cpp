@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "board/board.h"
@@ -33,10 +34,9 @@ nlohmann::json speedup_chart(const Board& b) {
     for (const auto& m : models) {
       std::vector<double> ratios;
       for (const auto& row : b.rows) {
-        if (row.model == m && row.cells[c].speedup) ratios.push_back(*row.cells[c].speedup);
-      }
-      for (const auto& row : b.rows) {
-        if (row.model == m && row.cells[c].speedup) by_family[row.family].push_back(*row.cells[c].speedup);
+        if (row.model != m || !row.cells[c].speedup) continue;
+        ratios.push_back(*row.cells[c].speedup);
+        by_family[row.family].push_back(*row.cells[c].speedup);
       }
       all.insert(all.end(), ratios.begin(), ratios.end());
       data.push_back(ratios.empty() ? nlohmann::json(nullptr) : nlohmann::json(geometric_mean(ratios)));
@@ -56,8 +56,7 @@ std::string columns_table(const Board& b) {
                   "<th>runs read</th><th>latest run</th></tr></thead><tbody>\n";
   for (size_t c = 0; c < b.columns.size(); ++c) {
     const BoardColumn& col = b.columns[c];
-    std::string versions;
-    for (const auto& v : col.libtorch_versions) versions += (versions.empty() ? "" : ", ") + v;
+    const std::string versions = fmt::format("{}", fmt::join(col.libtorch_versions, ", "));
     h += fmt::format("<tr><th>{}{}</th><td>{}</td><td>{}</td><td data-v=\"{}\">{}</td><td>{} ({})</td></tr>\n",
                      html_escape(col.label()), int(c) == b.baseline ? " (baseline)" : "",
                      html_escape(col.device_name), html_escape(versions), col.runs, col.runs, col.latest_run,
@@ -66,7 +65,7 @@ std::string columns_table(const Board& b) {
   return h + "</tbody></table>\n";
 }
 
-std::string cases_table(const Board& b, const nlohmann::json& model) {
+std::string cases_table(const Board& b) {
   std::string h = "<div class=\"scroll\"><table class=\"sortable board\"><thead><tr><th>case</th><th>unit</th>";
   for (size_t c = 0; c < b.columns.size(); ++c) {
     const std::string label = html_escape(b.columns[c].label());
@@ -98,9 +97,7 @@ std::string cases_table(const Board& b, const nlohmann::json& model) {
           h += "<td></td>";
         }
       }
-      const std::string changes = model["rows"][r]["cells"][c].is_null()
-                                      ? std::string()
-                                      : model["rows"][r]["cells"][c]["changes_text"].get<std::string>();
+      const std::string changes = changes_text(cell);
       const bool slower = !cell.changes.changes.empty() && cell.changes.changes.back().ratio < 1.0;
       h += p ? fmt::format("<td class=\"hist{}\"{}><canvas class=\"spark\" width=\"120\" height=\"28\" data-row=\"{}\" "
                            "data-col=\"{}\"></canvas>{}</td>",
@@ -113,7 +110,7 @@ std::string cases_table(const Board& b, const nlohmann::json& model) {
   return h + "</tbody></table></div>\n";
 }
 
-std::string memory_table(const Board& b, const nlohmann::json& model) {
+std::string memory_table(const Board& b) {
   if (b.memory.empty()) return "";
   std::string h = "<h2>Largest batch</h2>\n<p class=\"note\">Measured: the largest batch that trained where a "
                   "larger one ran out of memory. Predicted (~): <code>memory --fits</code>, with its interval "
@@ -124,23 +121,23 @@ std::string memory_table(const Board& b, const nlohmann::json& model) {
   for (size_t m = 0; m < b.memory.size(); ++m) {
     h += "<tr><td>" + html_escape(b.memory[m].workload) + "</td>";
     for (size_t c = 0; c < b.columns.size(); ++c) {
-      h += "<td>" + html_escape(model["memory"][m]["cells"][c]["text"].get<std::string>()) + "</td>";
+      h += "<td>" + html_escape(memory_text(b.memory[m].cells[c])) + "</td>";
     }
     h += "</tr>\n";
   }
   return h + "</tbody></table>\n";
 }
 
-std::string changes_table(const Board& b, const nlohmann::json& model) {
-  std::string h = "<h2>History</h2>\n<p class=\"note\">" + html_escape(model["rule"]["text"].get<std::string>()) +
+std::string changes_table(const Board& b) {
+  std::string h = "<h2>History</h2>\n<p class=\"note\">" + html_escape(rule_text(b)) +
                   ". " + std::to_string(b.series) + " series had runs enough to check.</p>\n";
   std::string rows;
   for (size_t r = 0; r < b.rows.size(); ++r) {
     for (size_t c = 0; c < b.columns.size(); ++c) {
-      const auto& cell = model["rows"][r]["cells"][c];
-      if (cell.is_null() || cell["changes_text"].get<std::string>().empty()) continue;
+      const std::string changes = changes_text(b.rows[r].cells[c]);
+      if (changes.empty()) continue;
       rows += "<tr><td>" + html_escape(b.rows[r].key) + "</td><td>" + html_escape(b.columns[c].label()) +
-              "</td><td>" + html_escape(cell["changes_text"].get<std::string>()) + "</td></tr>\n";
+              "</td><td>" + html_escape(changes) + "</td></tr>\n";
     }
   }
   if (rows.empty()) return h + "<p>No change flagged.</p>\n";
@@ -192,10 +189,34 @@ const char* const kBoardScript = R"TB(
   document.getElementById('tb-sparks').textContent = sparks;
 )TB";
 
+// What the page's script draws from: the speed-up chart, and per cell its throughputs (null: no
+// throughput) with its changes. A point's run, date and revision are in the tables: a long history
+// stays small.
+nlohmann::json page_model(const Board& b) {
+  auto change = [](const Change& ch) { return nlohmann::json{{"index", ch.at}, {"ratio", ch.ratio}}; };
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : b.rows) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& cell : row.cells) {
+      if (!cell.latest()) {
+        cells.push_back(nullptr);
+        continue;
+      }
+      nlohmann::json t = nlohmann::json::array(), changes = nlohmann::json::array();
+      for (const auto& p : cell.history) t.push_back(p.ok() ? nlohmann::json(p.throughput) : nlohmann::json(nullptr));
+      for (const auto& ch : cell.changes.changes) changes.push_back(change(ch));
+      cells.push_back({{"t", t},
+                       {"changes", changes},
+                       {"pending", cell.changes.pending ? change(*cell.changes.pending) : nlohmann::json(nullptr)}});
+    }
+    rows.push_back({{"cells", cells}});
+  }
+  return {{"rows", rows}, {"speedup", speedup_chart(b)}, {"sweeps", nlohmann::json::array()}};
+}
+
 }  // namespace
 
 std::string board_html(const Board& b, const std::string& chartjs) {
-  nlohmann::json model = board_model(b);
   std::string body = "<h1>trainbench board</h1>\n<p class=\"sub\">" +
                      html_escape(fmt::format("{}: {} column(s), {} case(s); each column's latest {} run(s) at most",
                                              b.store, b.columns.size(), b.rows.size(), b.options.last)) +
@@ -209,23 +230,11 @@ std::string board_html(const Board& b, const std::string& chartjs) {
           "both (compare's rule), black within it. History: each run of the case there, oldest left; a tick where a "
           "change of level starts, ⚠ where the latest change was a slowdown (hover for the changes). Click a column "
           "title to sort. <span id=\"tb-sparks\" hidden></span></p>\n";
-  body += cases_table(b, model);
-  body += memory_table(b, model);
-  body += changes_table(b, model);
-  // The page's script draws the sparklines from each cell's throughputs alone (null: no throughput): the
-  // rest of a point's history (run, date, revision) is in the tables, so a long history stays small.
-  for (auto& row : model["rows"]) {
-    for (auto& cell : row["cells"]) {
-      if (cell.is_null()) continue;
-      nlohmann::json t = nlohmann::json::array();
-      for (const auto& p : cell["history"]) t.push_back(p["throughput"]);
-      cell = {{"t", t}, {"changes", cell["changes"]}, {"pending", cell["pending"]}};
-    }
-  }
-  model.erase("memory");
-  model["speedup"] = speedup_chart(b);
-  model["sweeps"] = nlohmann::json::array();
-  return detail::fill_report_template("trainbench board: " + b.store, model.dump(), body, chartjs, kBoardScript);
+  body += cases_table(b);
+  body += memory_table(b);
+  body += changes_table(b);
+  return detail::fill_report_template("trainbench board: " + b.store, page_model(b).dump(), body, chartjs,
+                                      kBoardScript);
 }
 
 }  // namespace trainbench

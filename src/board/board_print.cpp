@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "board/board.h"
@@ -30,9 +31,8 @@ const char* verdict_mark(Verdict v) {
 }
 
 std::string column_title(const BoardColumn& c) {
-  std::string versions;
-  for (const auto& v : c.libtorch_versions) versions += (versions.empty() ? "" : ", ") + v;
-  return fmt::format("{} ({}; LibTorch {})", c.label(), c.device_name, versions.empty() ? "-" : versions);
+  return fmt::format("{} ({}; LibTorch {})", c.label(), c.device_name,
+                     c.libtorch_versions.empty() ? "-" : fmt::format("{}", fmt::join(c.libtorch_versions, ", ")));
 }
 
 // A cell for people: "123 images/s (4.5× ▲)", "-" for out of memory, "error", "" when not measured.
@@ -48,20 +48,6 @@ std::string cell_text(const BoardRow& row, const BoardCell& cell, bool baseline)
   return s;
 }
 
-std::string memory_text(const BoardMemoryCell& m) {
-  std::vector<std::string> parts;
-  if (m.smallest_oom == m.largest_ok + 1) parts.push_back(std::to_string(m.largest_ok));
-  else if (m.smallest_oom) parts.push_back(fmt::format("{} \u2264 largest < {}", m.largest_ok, m.smallest_oom));
-  for (const auto& p : m.predicted) {
-    std::string s = fmt::format("~{} at {}", p.batch, format_size(p.size_bytes));
-    if (p.low || p.high) s += fmt::format(" [{}, {}]", p.low, p.high);
-    parts.push_back(s);
-  }
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out;
-}
-
 std::string point_where(const BoardPoint& p) {
   return fmt::format("run {} ({}, {})", p.run_id, p.start_time.substr(0, 10), p.git_revision.substr(0, 12));
 }
@@ -73,11 +59,25 @@ std::string change_text(const BoardCell& cell, const Change& ch, bool pending) {
                      format_significant(100.0 * ch.threshold, 2) + "%");
 }
 
-std::string cell_changes(const BoardCell& cell) {
-  std::string s;
-  for (const auto& ch : cell.changes.changes) s += (s.empty() ? "" : "; ") + change_text(cell, ch, false);
-  if (cell.changes.pending) s += (s.empty() ? "" : "; ") + change_text(cell, *cell.changes.pending, true);
-  return s;
+}  // namespace
+
+std::string memory_text(const BoardMemoryCell& m) {
+  std::vector<std::string> parts;
+  if (m.smallest_oom == m.largest_ok + 1) parts.push_back(std::to_string(m.largest_ok));
+  else if (m.smallest_oom) parts.push_back(fmt::format("{} \u2264 largest < {}", m.largest_ok, m.smallest_oom));
+  for (const auto& p : m.predicted) {
+    std::string s = fmt::format("~{} at {}", p.batch, format_size(p.size_bytes));
+    if (p.low || p.high) s += fmt::format(" [{}, {}]", p.low, p.high);
+    parts.push_back(s);
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string changes_text(const BoardCell& cell) {
+  std::vector<std::string> parts;
+  for (const auto& ch : cell.changes.changes) parts.push_back(change_text(cell, ch, false));
+  if (cell.changes.pending) parts.push_back(change_text(cell, *cell.changes.pending, true));
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 std::string rule_text(const Board& b) {
@@ -86,8 +86,6 @@ std::string rule_text(const Board& b) {
       "by more than {}\u00d7 the noise and {}% (docs/methodology.md, \"History and regressions\")",
       b.rule.hold, b.rule.lookback, b.rule.min_before, format_significant(b.rule.k), format_significant(100 * b.rule.floor));
 }
-
-}  // namespace
 
 std::string board_markdown(const Board& b) {
   std::string out = fmt::format("# trainbench board: {}\n\n", b.store);
@@ -123,7 +121,7 @@ std::string board_markdown(const Board& b) {
   std::vector<std::vector<std::string>> changed;
   for (const auto& row : b.rows) {
     for (size_t c = 0; c < row.cells.size(); ++c) {
-      const std::string s = cell_changes(row.cells[c]);
+      const std::string s = changes_text(row.cells[c]);
       if (!s.empty()) changed.push_back({row.key, b.columns[c].label(), std::to_string(row.cells[c].history.size()), s});
     }
   }
@@ -216,7 +214,7 @@ nlohmann::json board_model(const Board& b) {
            {"verdict", cell.verdict == Verdict::none ? nlohmann::json(nullptr) : nlohmann::json(to_string(cell.verdict))},
            {"text", cell_text(row, cell, int(c) == b.baseline)}, {"history", history}, {"changes", changes},
            {"pending", cell.changes.pending ? change_json(cell, *cell.changes.pending) : nlohmann::json(nullptr)},
-           {"changes_text", cell_changes(cell)}});
+           {"changes_text", changes_text(cell)}});
     }
     j["rows"].push_back(r);
   }
