@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # One prepared check for a GPU machine that has a pip `torch` (CUDA or ROCm) and no network: builds
 # trainbench against that LibTorch, with the header-only dependencies from a carried folder (made by
-# scripts/vendor-headers.sh), then runs list, the quick suite, peak, maxbatch for bert at seq 512 in
-# bf16, explain for mobilenet_v2, and the seed2019 suite in bf16; it checks the NVML function types
+# scripts/vendor-headers.sh), then runs list, the quick suite, resnet50 in every precision and with
+# TF32, an out-of-memory case, peak, the memory the card holds outside the caching allocator, memory and
+# maxbatch --memory-limit 4G for resnet18 and a 2-layer BERT, maxbatch for bert at seq 512 in bf16,
+# explain for mobilenet_v2, and the seed2019 suite in bf16; it checks the NVML function types
 # against nvml.h where this machine has one (scripts/cuda-compile-check.sh), and ends with each
 # measured case's energy (energy.txt: J per sample and mean power, from NVML on the GPU). Every
 # results file, each step's output and a summary (steps.tsv: step, exit code, seconds) go under $OUT.
 # A failing step is recorded and the script goes on. The whole check keeps within BUDGET_S seconds
 # (default 570).
 #
-#   OUT=/tmp/out scripts/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--cpu-smoke]
+#   OUT=/tmp/out scripts/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--exe PROGRAM] [--cpu-smoke]
+#
+# --exe PROGRAM: a trainbench built elsewhere against the same LibTorch and carried here with the
+# shared libraries it needs beside it in lib/ (scripts/carry-program.sh): when it starts here, the build
+# is skipped (its minutes go to the runs); when it does not, the script builds as without it.
 #
 # --cpu-smoke: run on the CPU, with every step cut to a tiny case, against the pip torch of python3
 # ($PYTHON) where it has one, else Debian's LibTorch: proves the no-network build and the script's flow
@@ -22,11 +28,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 third_party=${TRAINBENCH_THIRD_PARTY:-$root/third_party}
 build=""
 smoke=0
+carried=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --third-party) third_party=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --cpu-smoke) smoke=1; shift ;;
+    --exe) carried=$2; shift 2 ;;
     *) echo "gpu-check: error: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
   esac
 done
@@ -102,7 +110,28 @@ else
   [[ -n $build ]] || build=$root/build-gpu-check
 fi
 
-# ---- build -------------------------------------------------------------------------------------------
+# ---- a carried program, else the build -------------------------------------------------------------
+exe=""
+if [[ -n $carried ]]; then
+  # Its lib/ (what this machine may lack), this machine's torch, and the CUDA libraries pip installed
+  # beside torch (the program may name the CUDA runtime itself).
+  lib_path=$(cd "$(dirname "$carried")" && pwd)/lib
+  if [[ -n $torch_dir ]]; then
+    lib_path+=":$torch_dir/lib"
+    for d in "$torch_dir"/../nvidia/*/lib "$torch_dir"/../nvidia/*/*/lib; do [[ -d $d ]] && lib_path+=":$d"; done
+  fi
+  export LD_LIBRARY_PATH=$lib_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  step carried-version 30 "$carried" --version
+  if [[ $(tail -n 1 "$out/steps.tsv" | cut -f2) == 0 ]]; then
+    exe=$carried
+    say "the carried program starts here: no build"
+    cat "$out/carried-version.txt" | tee -a "$log" >&2
+  else
+    say "the carried program does not start here (see carried-version.txt): building"
+    ldd "$carried" > "$out/carried-ldd.txt" 2>&1
+  fi
+fi
+if [[ -z $exe ]]; then
 configure=(cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTRAINBENCH_BUILD_TESTS=OFF
            "-DTRAINBENCH_THIRD_PARTY=$third_party")
 [[ -n $prefix ]] && configure+=("-DCMAKE_PREFIX_PATH=$prefix")
@@ -126,11 +155,12 @@ fi
 
 # The dlopen'd NVML calls' types against this machine's nvml.h (a line saying so where it has none).
 step nvml-signatures 60 "$root/scripts/cuda-compile-check.sh" --build-dir "$build" --only nvml
+fi
 
 # ---- runs --------------------------------------------------------------------------------------------
 step version 30 "$exe" --version
 # list counts every model's FLOPs: about a minute on 2 busy CPU cores.
-step list 120 "$exe" list
+step list 60 "$exe" list
 if (( smoke )); then
   fast=(--warmup 1 --min-steps 2 --min-time 0 --max-time 1 --max-noise 100)
   tiny=convnet:channels=4,depth=2,image=8
@@ -152,17 +182,35 @@ if (( smoke )); then
   step data-images 120 "$exe" run --model resnet18 --batch 2 --data "$build/images" "${fast[@]}" -o "$out/data-images.json"
 else
   # Short stopping rules: the check proves the GPU path and gives first numbers, not a study.
-  step quick 90 "$exe" run --suite quick --device cuda --min-time 1 --max-time 3 --timeout 60 -o "$out/quick.json"
+  step quick 75 "$exe" run --suite quick --device cuda --min-time 1.5 --max-time 3 --timeout 60 -o "$out/quick.json"
   # The new GPU code: every precision (fp16 runs the loss scaler), TF32 on, and an out-of-memory case.
-  step precisions 75 "$exe" run --model resnet50 --batch 64 --precision fp32,fp16,bf16,fp16-pure,bf16-pure \
-       --device cuda --min-time 1 --max-time 3 --timeout 60 -o "$out/precisions.json"
-  step tf32-on 30 "$exe" run --model resnet50 --batch 64 --tf32 on --device cuda --min-time 1 --max-time 3 \
-       --timeout 30 -o "$out/tf32-on.json"
-  step oom 30 "$exe" run --model bert --set seq=512 --batch 65536 --device cuda --timeout 25 -o "$out/oom.json"
-  step peak 45 "$exe" peak --device cuda -o "$out/peak.json"
-  step maxbatch-bert 120 "$exe" maxbatch --model bert --set seq=512 --precision bf16 --device cuda \
-       --start 64 --max-batch 2048 --max-time 4 --timeout 60 -o "$out/maxbatch-bert.json"
-  step explain 40 "$exe" explain --model mobilenet_v2 --batch 64 --device cuda -o "$out/explain.json"
+  step precisions 60 "$exe" run --model resnet50 --batch 64 --precision fp32,fp16,bf16,fp16-pure,bf16-pure \
+       --device cuda --min-time 1.5 --max-time 3 --timeout 50 -o "$out/precisions.json"
+  step oom 25 "$exe" run --model bert --set seq=512 --batch 65536 --device cuda --timeout 20 -o "$out/oom.json"
+  step peak 30 "$exe" peak --device cuda -o "$out/peak.json"
+  # What the card holds outside the caching allocator once cuBLAS and cuDNN are set up (the runtime's
+  # context, the libraries' handles): the fixed cost a card's size pays before any tensor.
+  step gpu-fixed-costs 30 "$python" -c '
+import torch
+torch.cuda.init(); x = torch.randn(256, 256, device="cuda"); (x @ x).sum().item()
+c = torch.nn.functional.conv2d(torch.randn(2, 3, 32, 32, device="cuda"), torch.randn(8, 3, 3, 3, device="cuda")); c.sum().item()
+free, total = torch.cuda.mem_get_info(); reserved = torch.cuda.memory_reserved()
+print(f"total {total} free {free} reserved {reserved} outside_allocator {total - free - reserved}")'
+  # --memory-limit on a GPU caps the caching allocator: what memory --fits predicts from small batches
+  # against what maxbatch finds under that cap, resnet18 and a 2-layer BERT at seq 128, 4 GiB.
+  step memory-resnet18 45 "$exe" memory --model resnet18 --device cuda --fits 4G,8G --timeout 30 \
+       -o "$out/memory-resnet18.json"
+  step maxbatch-resnet18-4G 75 "$exe" maxbatch --model resnet18 --device cuda --memory-limit 4G --max-time 2 \
+       --timeout 40 -o "$out/maxbatch-resnet18-4G.json"
+  step memory-bert 45 "$exe" memory --model bert --set layers=2 --set seq=128 --device cuda --fits 4G,8G \
+       --timeout 30 -o "$out/memory-bert.json"
+  step maxbatch-bert-4G 75 "$exe" maxbatch --model bert --set layers=2 --set seq=128 --device cuda \
+       --memory-limit 4G --max-time 2 --timeout 40 -o "$out/maxbatch-bert-4G.json"
+  step tf32-on 25 "$exe" run --model resnet50 --batch 64 --tf32 on --device cuda --min-time 1 --max-time 2 \
+       --timeout 20 -o "$out/tf32-on.json"
+  step explain 60 "$exe" explain --model mobilenet_v2 --batch 64 --device cuda -o "$out/explain.json"
+  step maxbatch-bert 75 "$exe" maxbatch --model bert --set seq=512 --precision bf16 --device cuda \
+       --start 64 --max-batch 2048 --max-time 2 --timeout 40 -o "$out/maxbatch-bert.json"
   # Last: it takes what time is left; on the limit trainbench writes the cases it finished.
   step seed2019-bf16 300 "$exe" run --suite seed2019 --precision bf16 --device cuda --warmup 2 --min-steps 3 \
        --min-time 0.3 --max-time 1.5 --timeout 60 -o "$out/seed2019-bf16.json"

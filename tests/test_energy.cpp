@@ -63,7 +63,9 @@ TEST(EnergyArithmetic, PerSampleAndMeanPower) {
   EXPECT_EQ(f->source, "rapl");
   EXPECT_DOUBLE_EQ(f->j_per_sample, 0.5);
   EXPECT_DOUBLE_EQ(f->mean_power_w, 150.0);
-  EXPECT_DOUBLE_EQ(energy_figures("nvml", 0.0, 1.0, 1)->mean_power_w, 0.0) << "an idle window is a figure";
+  // A powered device never draws 0 W: a counter that did not advance was read within one of its update
+  // intervals (seen on an H100: NVML read 0 J over 20 ms windows), and that is no figure.
+  EXPECT_FALSE(energy_figures("nvml", 0.0, 0.02, 8).has_value());
   EXPECT_FALSE(energy_figures("rapl", 300.0, 0.0, 600).has_value());
   EXPECT_FALSE(energy_figures("rapl", 300.0, 2.0, 0).has_value());
   EXPECT_FALSE(energy_figures("rapl", -1.0, 2.0, 600).has_value());
@@ -76,9 +78,10 @@ TEST(EnergyArithmetic, PerSampleAndMeanPower) {
 class ScriptedCounter : public EnergyCounter {
  public:
   ScriptedCounter(std::vector<uint64_t> ranges, double joules_per_unit,
-                  std::deque<std::optional<std::vector<uint64_t>>> readings)
-      : ranges_(std::move(ranges)), unit_(joules_per_unit), readings_(std::move(readings)) {}
+                  std::deque<std::optional<std::vector<uint64_t>>> readings, double min_window_s = 0.0)
+      : ranges_(std::move(ranges)), unit_(joules_per_unit), readings_(std::move(readings)), min_window_(min_window_s) {}
   std::string source() const override { return "fake"; }
+  double min_window_s() const override { return min_window_; }
   double joules_per_unit() const override { return unit_; }
   std::vector<uint64_t> ranges() const override { return ranges_; }
   std::optional<std::vector<uint64_t>> read() override {
@@ -92,6 +95,7 @@ class ScriptedCounter : public EnergyCounter {
   std::vector<uint64_t> ranges_;
   double unit_;
   std::deque<std::optional<std::vector<uint64_t>>> readings_;
+  double min_window_;
 };
 
 std::function<double()> clock_at(std::deque<double> times) {
@@ -122,6 +126,30 @@ TEST(EnergyMeter, FiguresOverTheWindowBetweenStartAndStop) {
   EXPECT_DOUBLE_EQ(f->seconds, 2.5);
   EXPECT_DOUBLE_EQ(f->mean_power_w, 100.0);
   EXPECT_DOUBLE_EQ(f->j_per_sample, 0.5);
+}
+
+TEST(EnergyMeter, ACounterThatDidNotAdvanceGivesNoFigure) {
+  EnergyMeter m(std::make_unique<ScriptedCounter>(std::vector<uint64_t>{0}, 1e-3,
+                                                  std::deque<std::optional<std::vector<uint64_t>>>{
+                                                      std::vector<uint64_t>{5'000}, std::vector<uint64_t>{5'000}}),
+                clock_at({1.0, 1.02}));
+  m.start();
+  m.stop();
+  EXPECT_FALSE(m.figures(8).has_value());
+}
+
+TEST(EnergyMeter, AWindowShorterThanTheCountersMinimumGivesNoFigure) {
+  // 10 J over 0.99 s and over 1.0 s, from a counter that measures windows of 1 s and more.
+  for (double stop : {10.99, 11.0}) {
+    EnergyMeter m(std::make_unique<ScriptedCounter>(std::vector<uint64_t>{0}, 1e-3,
+                                                    std::deque<std::optional<std::vector<uint64_t>>>{
+                                                        std::vector<uint64_t>{0}, std::vector<uint64_t>{10'000}},
+                                                    1.0),
+                  clock_at({10.0, stop}));
+    m.start();
+    m.stop();
+    EXPECT_EQ(m.figures(8).has_value(), stop == 11.0) << "window " << stop - 10.0 << " s";
+  }
 }
 
 TEST(EnergyMeter, TwoPackagesOneWrappingInTheWindow) {

@@ -167,16 +167,52 @@ TEST(MaxBatchNear, AnAimedSearchFindsTheExactLimitInFewerTries) {
   }
   // From 500 the 1, 2, 4, ... walk up passes 1000 at 1011 and bisects back. The aimed search, by hand:
   // 500 trains; one point is no line, so 501; the line through 500 and 501 (10010 a sample from
-  // -2505000) puts the limit at 1249, which runs out; the line knows nothing above 1249, so the search
-  // steps down 1 and 2 (1248, 1246: both run out), then bisects: 873 trains; the line through 501 and
-  // 873 aims 1046 (runs out); the same line again aims at the bracket's edge, so bisect: 959 trains;
-  // through 873 and 959: 1002 (runs out); bisect: 980; through 959 and 980: 1000 (trains); through 980
-  // and 1000: 1000 again, so bisect: 1001 runs out.
+  // -2505000) puts the limit at 1249, beyond twice 501: 1002 is tried and runs out; it was not aimed,
+  // so the bracket (501, 1002) is bisected: 751 trains; the line through 501 and 751 aims 1099, outside
+  // the bracket: bisect, 876; through 751 and 876: 1018, outside: 939; through 876 and 939: 1004,
+  // outside: 970; through 939 and 970: 1000 (trains); through 970 and 1000: 1000 again, so bisect: 1001
+  // runs out.
   ConvexDevice aimed, plain;
   (void)find_max_batch_near(base_case(), 500, 250, 1 << 20, std::ref(aimed), aim);
   (void)find_max_batch_near(base_case(), 500, 250, 1 << 20, std::ref(plain));
-  EXPECT_EQ(aimed.tried, (std::vector<int64_t>{500, 501, 1249, 1248, 1246, 873, 1046, 959, 1002, 980, 1000, 1001}));
+  EXPECT_EQ(aimed.tried, (std::vector<int64_t>{500, 501, 1002, 751, 876, 939, 970, 1000, 1001}));
   EXPECT_LT(aimed.tried.size(), plain.tried.size());
+}
+
+// Seen on a GPU under --memory-limit 4G (resnet18, H100): as the batch grows the convolution search
+// picks algorithms with smaller workspaces, so the footprint of two large batches barely differs and
+// the line through them aims at any batch (it aimed 65536, the --max-batch, and 30 tries followed).
+// Here the footprint rises to batch 100 and falls beyond it; batch 155 is the last that fits. Going
+// up, no try is more than twice the largest batch that trained before it.
+struct SearchingWorkspaceDevice {
+  std::vector<int64_t> tried;
+  Record operator()(const Case& c) {
+    tried.push_back(c.batch);
+    Record r;
+    r.batch_size = c.batch;
+    r.status = c.batch <= 155 ? Status::ok : Status::oom;
+    if (r.status == Status::ok) {
+      const int64_t b = c.batch;
+      MemoryInfo m;
+      m.footprint_peak_bytes = b <= 100 ? 1000000000 + 29000000 * b : 3900000000 - 1000000 * (b - 100);
+      m.peak_bytes = m.footprint_peak_bytes - 50000000;
+      r.memory = m;
+    }
+    return r;
+  }
+};
+
+TEST(MaxBatchNear, ALineThatAimsAnywhereGoesUpNoFasterThanDoubling) {
+  const AimFn aim = [](const std::vector<Record>& tries) { return aim_batch(tries, int64_t{4} << 30); };
+  SearchingWorkspaceDevice dev;
+  const MaxBatchResult m = find_max_batch_near(base_case(), 58, 8, 65536, std::ref(dev), aim);
+  EXPECT_EQ(m.largest, 155);
+  int64_t trained = 8;
+  for (int64_t b : dev.tried) {
+    EXPECT_LE(b, 2 * std::max<int64_t>(trained, 58)) << "after batch " << trained << " trained";
+    if (b <= 155) trained = std::max(trained, b);
+  }
+  EXPECT_LE(dev.tried.size(), 14u);
 }
 
 // A batch aimed near the limit that runs out of memory has the limit just below it: where the aim has

@@ -42,7 +42,8 @@ void MeasureFlags::add_to(CLI::App& app) {
       ->check(rule(kNoisePercent));
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
       ->check(rule(kSeconds));
-  app.add_option("--memory-limit", memory_limit, "Memory a CPU case may allocate (e.g. 4G); beyond it: oom");
+  app.add_option("--memory-limit", memory_limit, "Memory a case may take (e.g. 4G): a CPU case's address space, a GPU case's caching allocator (the runtime's context outside it); beyond it: oom");
+  app.add_flag("--memory-limit-cpu-only", memory_limit_cpu_only)->group("");  // a suite's limit, to children
   app.add_option("--max-image-pixels", max_image_pixels,
                  "--data images: skip a file whose header claims more pixels (default 178956970, Pillow's limit)")
       ->check(rule(kImagePixels));
@@ -87,6 +88,7 @@ ChildSettings MeasureFlags::resolve() const {
   s.measure.max_time_s = max_time_s;
   s.measure.max_noise = max_noise_pct / 100.0;
   s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
+  s.memory_limit_on_gpu = !memory_limit_cpu_only;
   s.tune_allocator = !system_allocator;
   s.max_image_pixels = max_image_pixels;
   s.tf32 = tf32 == "on";
@@ -107,6 +109,7 @@ std::vector<std::string> MeasureFlags::child_args() const {
   if (!memory_limit.empty()) {
     a.push_back("--memory-limit");
     a.push_back(memory_limit);
+    if (memory_limit_cpu_only) a.push_back("--memory-limit-cpu-only");
   }
   if (max_image_pixels > 0) {
     a.push_back("--max-image-pixels");

@@ -61,10 +61,10 @@ MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_
 MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
                                           bool* interrupted, int64_t* predicted) {
   *predicted = 0;
-  // Only a CPU case has a known limit to predict against (--memory-limit); a GPU's size minus its
-  // runtime's context is not known here.
+  // Only under --memory-limit is there a known limit to predict against (a GPU case's caps its caching
+  // allocator); a whole card's size minus its runtime's context is not known here.
   const int64_t limit = flags.memory_limit.empty() ? 0 : parse_size(flags.memory_limit, "memory limit");
-  if (c.device.is_gpu() || limit <= 0 || max_batch < kFitBatches[1])
+  if (limit <= 0 || max_batch < kFitBatches[1])
     return search_max_batch(c, flags, start, max_batch, interrupted);
   const auto run_one = isolated_try(flags, interrupted);
   const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one, {limit}, max_batch);
@@ -122,6 +122,7 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
       const int64_t avail = available_memory_bytes() * 9 / 10;
       if (avail > 0) {
         flags.memory_limit = std::to_string(avail);
+        flags.memory_limit_cpu_only = true;
         std::cerr << fmt::format(
             "maxbatch: CPU cases limited to {:.1f} GiB (90% of available memory; set --memory-limit)\n",
             static_cast<double>(avail) / (1 << 30));

@@ -37,6 +37,9 @@ struct MeasureFlags {
   double max_noise_pct = 100.0 * MeasureSettings{}.max_noise;
   double timeout_s = kDefaultCaseTimeoutS;
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
+  // The limit came from a suite file or maxbatch's default (90% of this machine's memory): it stands
+  // for a CPU's memory and leaves GPU cases alone. --memory-limit on the command line caps both.
+  bool memory_limit_cpu_only = false;
   int64_t max_image_pixels = 0;  // --max-image-pixels (0: data::kMaxImagePixels)
   bool system_allocator = false;
   std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)

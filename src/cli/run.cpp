@@ -240,7 +240,10 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
   }
   if (s.max_noise_pct && !given("--max-noise")) m.max_noise_pct = *s.max_noise_pct;
   if (s.timeout && !given("--timeout")) m.timeout_s = *s.timeout;
-  if (s.memory_limit && !given("--memory-limit")) m.memory_limit = *s.memory_limit;
+  if (s.memory_limit && !given("--memory-limit")) {
+    m.memory_limit = *s.memory_limit;
+    m.memory_limit_cpu_only = true;
+  }
   if (s.max_image_pixels && !given("--max-image-pixels")) m.max_image_pixels = *s.max_image_pixels;
 }
 

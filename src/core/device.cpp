@@ -213,6 +213,22 @@ std::string tf32_mode(const DeviceSpec& d) {
              : (ctx.allowTF32CuBLAS() || ctx.allowTF32CuDNN() ? "mixed" : "off");
 }
 
+std::string limit_gpu_memory(const DeviceSpec& d, int64_t bytes) {
+  if (!d.is_gpu() || bytes <= 0) return "";
+#if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
+  if (!torch::cuda::is_available()) return "no GPU to limit";
+  const int index = allocator_index(d);
+  // The allocator of each device exists once LibTorch has set the GPU up: one small tensor does that.
+  (void)torch::empty({1}, torch::TensorOptions().device(torch::Device(c10::DeviceType::CUDA, index)));
+  const auto total = static_cast<double>(at::cuda::getDeviceProperties(index)->totalGlobalMem);
+  c10::cuda::CUDACachingAllocator::setMemoryFraction(std::min(1.0, static_cast<double>(bytes) / total),
+                                                     static_cast<c10::DeviceIndex>(index));
+  return "";
+#else
+  return "a memory limit on this build's GPUs is not supported (CUDA builds only)";
+#endif
+}
+
 std::optional<std::string> gpu_pci_bus_id(const DeviceSpec& d) {
 #if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
   if (d.is_gpu() && torch::cuda::is_available()) {

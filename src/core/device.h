@@ -87,6 +87,12 @@ int64_t allocated_bytes(const DeviceSpec& d);
 // The GPU caching allocator's peak reserved bytes (allocated plus cached) since the last reset; 0 on CPU.
 int64_t peak_reserved_bytes(const DeviceSpec& d);
 
+// Caps what the GPU caching allocator may reserve on the device at `bytes` (its fraction of the
+// card's memory; the runtime's context and libraries' own allocations lie outside it): beyond it a
+// training step runs out of memory as on a card that size. Empty when done (or nothing to do: a CPU,
+// bytes <= 0), else one line saying why not.
+std::string limit_gpu_memory(const DeviceSpec& d, int64_t bytes);
+
 // True when LibTorch was built for ROCm (HIP): its GPUs are still "cuda" devices.
 bool is_rocm_build();
 

@@ -34,7 +34,9 @@ std::optional<double> joules_between(const std::vector<uint64_t>& start, const s
 }
 
 std::optional<EnergyFigures> energy_figures(const std::string& source, double joules, double seconds, int64_t samples) {
-  if (!std::isfinite(joules) || joules < 0.0 || !std::isfinite(seconds) || seconds <= 0.0 || samples <= 0) return {};
+  // No energy over a window is a counter not yet updated (the window was shorter than its update
+  // interval), not a device drawing 0 W: no figure.
+  if (!std::isfinite(joules) || joules <= 0.0 || !std::isfinite(seconds) || seconds <= 0.0 || samples <= 0) return {};
   EnergyFigures f;
   f.source = source;
   f.joules = joules;
@@ -65,7 +67,7 @@ void EnergyMeter::stop() {
 }
 
 std::optional<EnergyFigures> EnergyMeter::figures(int64_t samples) const {
-  if (!counter_ || !start_ || !stop_) return {};
+  if (!counter_ || !start_ || !stop_ || stop_s_ - start_s_ < counter_->min_window_s()) return {};
   const auto joules = joules_between(*start_, *stop_, counter_->ranges(), counter_->joules_per_unit());
   if (!joules) return {};
   return energy_figures(counter_->source(), *joules, stop_s_ - start_s_, samples);
@@ -78,6 +80,9 @@ class NvmlEnergyCounter : public EnergyCounter {
  public:
   explicit NvmlEnergyCounter(NvmlDevice gpu) : gpu_(std::move(gpu)) {}
   std::string source() const override { return "nvml"; }
+  // NVML refreshes the counter about every 100 ms: on an H100, 47 ms windows read 0 J or a whole
+  // update (a 36 ms window read 742 W on a 700 W card).
+  double min_window_s() const override { return 1.0; }
   double joules_per_unit() const override { return 1e-3; }
   std::vector<uint64_t> ranges() const override { return {0}; }
   std::optional<std::vector<uint64_t>> read() override {

@@ -32,6 +32,8 @@ class EnergyCounter {
   virtual std::vector<uint64_t> ranges() const = 0;  // each domain's wrap range (counter_delta); 0: none
   // One raw value per domain, in ranges() order; empty when any domain could not be read.
   virtual std::optional<std::vector<uint64_t>> read() = 0;
+  // The shortest window the counter measures to about 10%: some ten of its update intervals.
+  virtual double min_window_s() const { return 0.0; }
 };
 
 // Joules between two readings, each domain's delta (counter_delta) summed; empty when the readings
@@ -47,7 +49,8 @@ struct EnergyFigures {
   double mean_power_w = 0.0;  // joules / seconds
 };
 
-// Empty unless joules is finite and >= 0, seconds > 0 and samples > 0.
+// Empty unless joules is finite and > 0 (no energy is a counter not yet updated, not 0 W), seconds > 0
+// and samples > 0.
 std::optional<EnergyFigures> energy_figures(const std::string& source, double joules, double seconds, int64_t samples);
 
 // Reads a counter at start() and stop(), with a clock for the window's length.
@@ -64,7 +67,8 @@ class EnergyMeter {
   void start();
   void stop();
   // For the window start()..stop(), over the `samples` samples processed in it; empty without a
-  // counter, when a read failed, or without a whole window.
+  // counter, when a read failed, without a whole window, or for a window shorter than the counter's
+  // min_window_s().
   std::optional<EnergyFigures> figures(int64_t samples) const;
 
  private:

@@ -95,10 +95,16 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
     if (too_big == 0) {
       // Up: where the line through the latest batches that trained puts the limit, at least up_step
       // above the last (doubling from the second aimed try on, so a line that keeps aiming short
-      // cannot crawl); without an aim, 1, 2, 4, ... above it.
+      // cannot crawl); without an aim, 1, 2, 4, ... above it. Never more than twice the last batch
+      // that trained: a line through two batches whose footprints barely differ (a GPU's convolution
+      // search picking smaller workspaces as the batch grows) aims anywhere, and a try far above
+      // the limit teaches nothing a doubling would not.
       const int64_t b = std::max(aimed, fits + up_step);
       if (aimed <= 0 || ++aimed_up >= 2) up_step *= 2;
-      going = attempt(std::min(b, max_batch));
+      const int64_t furthest = std::max(2 * fits, fits + 1);
+      going = attempt(std::min({b, furthest, max_batch}));
+      // A capped try that runs out of memory was not aimed near the limit: bisect below it.
+      if (b > furthest && too_big != 0) stepping_down = false;
       continue;
     }
     const int64_t width = too_big - fits;

@@ -72,9 +72,14 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     (void)b.sum().item<float>();
     (void)y.sum().item<float>();
   }
-  // RLIMIT_AS would also cap a GPU runtime's huge virtual mappings: the limit is for CPU cases only.
+  // RLIMIT_AS would also cap a GPU runtime's huge virtual mappings: a CPU case's limit is its address
+  // space, a GPU case's what the caching allocator may reserve on the card.
   memory::mark_case_start();  // the memory limit and the recorded footprint count from here
   if (s.memory_limit_bytes > 0 && !c.device.is_gpu()) limit_address_space(s.memory_limit_bytes);
+  if (s.memory_limit_bytes > 0 && s.memory_limit_on_gpu && c.device.is_gpu()) {
+    const std::string why_not = limit_gpu_memory(c.device, s.memory_limit_bytes);
+    if (!why_not.empty()) throw std::runtime_error("--memory-limit: " + why_not);
+  }
   return threads;
 }
 

@@ -17,7 +17,9 @@ namespace trainbench {
 
 struct ChildSettings {
   MeasureSettings measure;
-  int64_t memory_limit_bytes = 0;  // 0: none. Else the case may grow the process by this much (RLIMIT_AS)
+  int64_t memory_limit_bytes = 0;  // 0: none. Else a CPU case may grow the process by this much (RLIMIT_AS),
+                                   // a GPU case's caching allocator reserve this much on the card
+  bool memory_limit_on_gpu = true;  // false: the limit stands for a CPU's memory (a suite's): GPU cases run free
   bool tune_allocator = true;      // keep freed memory in the heap between steps (see docs/methodology.md)
   bool tf32 = false;               // GPU: let cuBLAS and cuDNN use TF32 for fp32 (--tf32 on)
   int default_threads = 0;         // what threads 0 means (> 0: data-parallel workers share the cores)

@@ -14,7 +14,9 @@ namespace trainbench {
 std::string prediction_assumptions(const DeviceSpec& device) {
   if (device.is_gpu()) {
     return "peak reserved bytes of the caching allocator on this GPU model, settings and LibTorch; the CUDA/HIP "
-           "context is not included; another GPU may pick other convolution algorithms with other workspaces";
+           "context is not included; the convolution search's workspaces at small batches and the allocator's "
+           "segments at large ones keep the line off by tens of percent (measure with maxbatch --memory-limit); "
+           "another GPU may pick other convolution algorithms with other workspaces";
   }
   return "address-space growth of the case on this CPU, LibTorch and allocator setting (what --memory-limit caps); "
          "tensor bytes transfer to other devices only as a lower bound (their kernels pick their own workspaces)";
