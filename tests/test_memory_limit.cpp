@@ -13,6 +13,8 @@
 namespace trainbench {
 namespace {
 
+using cli::MeasureFlags;
+
 bool has(const std::vector<std::string>& args, const std::string& a) {
   return std::find(args.begin(), args.end(), a) != args.end();
 }
