@@ -25,6 +25,7 @@
 #include "results/reporter.h"
 #include "results/results_file.h"
 #include "schema_doc.h"
+#include "runner/run_context.h"
 
 namespace trainbench {
 namespace {

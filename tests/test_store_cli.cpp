@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include "cli_util.h"
 #include "results/journal.h"
 #include "results/results_file.h"

@@ -20,6 +20,7 @@
 #include "runner/child.h"
 #include "runner/measure.h"
 #include "runner/plan.h"
+#include "runner/run_context.h"
 
 namespace trainbench::cli {
 

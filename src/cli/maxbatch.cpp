@@ -14,6 +14,7 @@
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
 #include "runner/plan.h"
+#include "runner/run_context.h"
 
 namespace trainbench::cli {
 namespace {

@@ -12,6 +12,7 @@
 #include "runner/child.h"
 #include "runner/memory_estimate.h"
 #include "runner/plan.h"
+#include "runner/run_context.h"
 
 namespace trainbench::cli {
 namespace {

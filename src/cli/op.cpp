@@ -12,6 +12,7 @@
 #include "results/printer_ops.h"
 #include "results/results_file.h"
 #include "runner/plan.h"
+#include "runner/run_context.h"
 
 namespace trainbench::cli {
 

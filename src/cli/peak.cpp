@@ -9,6 +9,7 @@
 #include "results/printer_ops.h"
 #include "results/results_file.h"
 #include "core/value_rules.h"
+#include "runner/run_context.h"
 
 namespace trainbench::cli {
 

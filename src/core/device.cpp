@@ -41,12 +41,23 @@ constexpr void (*gpu_reset_peak)(int) = nullptr;  // a CPU build has no GPU allo
 constexpr AllocatorStats (*gpu_allocator_stats)(int) = nullptr;
 #endif
 
+// Each type of core/device_text.h's table with its LibTorch hooks.
 const std::vector<DeviceKind>& table() {
-  static const std::vector<DeviceKind> t = {
-      {"cpu", c10::DeviceType::CPU, false, false, nullptr, nullptr, nullptr, nullptr, nullptr},
-      {"cuda", c10::DeviceType::CUDA, true, true, gpu_available, gpu_count, gpu_synchronize, gpu_reset_peak,
-       gpu_allocator_stats},
-  };
+  static const std::vector<DeviceKind> t = [] {
+    std::vector<DeviceKind> v;
+    for (const auto& k : device_text_kinds()) {
+      const std::string name = k.name;
+      if (name == "cpu") {
+        v.push_back({k.name, c10::DeviceType::CPU, k.gpu, k.indexed, nullptr, nullptr, nullptr, nullptr, nullptr});
+      } else if (name == "cuda") {
+        v.push_back({k.name, c10::DeviceType::CUDA, k.gpu, k.indexed, gpu_available, gpu_count, gpu_synchronize,
+                     gpu_reset_peak, gpu_allocator_stats});
+      } else {
+        throw std::logic_error("device type '" + name + "' has no LibTorch hooks in core/device.cpp");
+      }
+    }
+    return v;
+  }();
   return t;
 }
 
@@ -65,16 +76,6 @@ const DeviceKind* find_device_kind(const std::string& name) {
 
 const DeviceKind* device_kind_of(const std::string& device_text) {
   return find_device_kind(device_text.substr(0, device_text.find(':')));
-}
-
-bool is_gpu_device_text(const std::string& device_text) {
-  const DeviceKind* k = device_kind_of(device_text);
-  return k != nullptr && k->gpu;
-}
-
-bool is_cpu_device_text(const std::string& device_text) {
-  const DeviceKind* k = device_kind_of(device_text);
-  return k != nullptr && !k->gpu;
 }
 
 std::string device_choices() {

@@ -1,67 +1,37 @@
 #include "core/precision.h"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace trainbench {
 namespace {
 
-struct Entry {
-  const char* text;
-  Precision value;
-};
-
-// One row per precision: a new one (fp8, say) is a row here.
-const std::vector<Entry>& table() {
-  static const std::vector<Entry> t = {
-      {"fp32", {c10::kFloat, false, false}},        {"fp16", {c10::kHalf, false, true}},
-      {"bf16", {c10::kBFloat16, false, false}},     {"fp16-pure", {c10::kHalf, true, false}},
-      {"bf16-pure", {c10::kBFloat16, true, false}},
-  };
-  return t;
+// LibTorch's dtype for a type of the precision table.
+c10::ScalarType dtype_of(const std::string& type) {
+  if (type == "fp16") return c10::kHalf;
+  if (type == "bf16") return c10::kBFloat16;
+  if (type == "fp32") return c10::kFloat;
+  throw std::logic_error("precision type '" + type + "' has no dtype");  // a row without its type here
 }
+
+Precision value_of(const PrecisionRow& r) { return {dtype_of(r.type), r.pure, r.loss_scaling}; }
 
 std::string names_list() {
   std::string s;
-  for (const auto& e : table()) s += (s.empty() ? "" : ", ") + std::string(e.text);
+  for (const auto& n : precision_names()) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
 
 }  // namespace
 
 std::string Precision::str() const {
-  for (const auto& e : table())
-    if (e.value == *this) return e.text;
+  for (const auto& r : precision_table())
+    if (value_of(r) == *this) return r.text;
   throw std::logic_error("a precision outside the table");  // only constructed from the table
 }
 
-const std::vector<std::string>& precision_names() {
-  static const std::vector<std::string> n = [] {
-    std::vector<std::string> v;
-    for (const auto& e : table()) v.emplace_back(e.text);
-    return v;
-  }();
-  return n;
-}
-
-const std::vector<std::string>& dtype_names() {
-  static const std::vector<std::string> n = [] {
-    std::vector<std::string> v;
-    for (const auto& e : table())
-      if (!e.value.pure) v.emplace_back(e.text);
-    return v;
-  }();
-  return n;
-}
-
-bool is_precision(const std::string& text) {
-  const auto& n = precision_names();
-  return std::find(n.begin(), n.end(), text) != n.end();
-}
-
 Precision parse_precision(const std::string& text) {
-  for (const auto& e : table())
-    if (text == e.text) return e.value;
+  for (const auto& r : precision_table())
+    if (text == r.text) return value_of(r);
   throw std::invalid_argument("unknown precision '" + text + "' (" + names_list() + ")");
 }
 

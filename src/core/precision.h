@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/precision_text.h"  // the table of names, and the type each computes in
+
 namespace trainbench {
 
 struct Precision {
@@ -28,16 +30,6 @@ struct Precision {
   }
   bool operator!=(const Precision& o) const { return !(*this == o); }
 };
-
-// Every precision by its text, in the order --help lists them: fp32, fp16, bf16, fp16-pure, bf16-pure.
-const std::vector<std::string>& precision_names();
-
-// The types precisions compute in, each by its mixed precision's name: fp32, fp16, bf16 (what `peak`
-// measures a ceiling for; a pure precision's ceiling is its type's).
-const std::vector<std::string>& dtype_names();
-
-// True when `text` names a precision.
-bool is_precision(const std::string& text);
 
 // The one rule for precision text. Throws std::invalid_argument
 // "unknown precision 'fp64' (fp32, fp16, bf16, fp16-pure, bf16-pure)".

@@ -1,5 +1,5 @@
-// The run's Context: the system's facts (core/sysinfo) with trainbench's version and the start time,
-// and its JSON both ways through one field table.
+// The run's Context and its JSON both ways through one field table (runner/run_context.h fills it in:
+// the system's facts need LibTorch, which results/ does not load).
 #include "results/context.h"
 
 #include <chrono>
@@ -22,17 +22,6 @@ std::string iso8601_utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-Context collect_context(int threads, const std::string& device) {
-  Context c;
-  static_cast<SystemInfo&>(c) = collect_system_info(device);
-  c.trainbench_version = TRAINBENCH_VERSION;
-  c.git_revision = TRAINBENCH_GIT_REVISION;
-  c.start_time = iso8601_utc_now();
-  c.threads = threads;
-  c.device = device;
-  return c;
 }
 
 namespace {

@@ -30,10 +30,6 @@ struct Context : SystemInfo {
   std::optional<std::string> resume_note;
 };
 
-// The system's facts (collect_system_info) with this build's version and revision and the time now.
-// `threads` and `device` are recorded as given.
-Context collect_context(int threads, const std::string& device);
-
 // The current time as ISO 8601 UTC, e.g. 2024-05-01T12:34:56Z.
 std::string iso8601_utc_now();
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/precision_text.h"
 #include "core/value_rules.h"
 #include "results/detail/json_fields.h"
 
@@ -51,10 +52,10 @@ double OpRecord::total_flops() const {
 }
 
 double PeakInfo::peak_for(const std::string& precision) const {
-  const std::string type = precision.substr(0, precision.find('-'));  // bf16-pure -> bf16
+  const std::string type = compute_type(precision);  // bf16-pure -> bf16
   auto it = gemm_gflops.find(type);
   const double gemm = it == gemm_gflops.end() ? kNaN : it->second;
-  if (type == "fp32" && conv_gflops > 0.0 && !(gemm >= conv_gflops)) return conv_gflops;
+  if (type == kConvCeilingType && conv_gflops > 0.0 && !(gemm >= conv_gflops)) return conv_gflops;
   return gemm;
 }
 

@@ -15,6 +15,9 @@
 
 namespace trainbench {
 
+// The type `peak` measures its convolution ceiling in (a dtype_names() entry).
+inline const std::string kConvCeilingType = "fp32";
+
 struct OpPhaseRecord {
   std::string phase;  // fwd | bwd_data | bwd_weights
   Summary time_s;
@@ -54,7 +57,7 @@ struct PeakInfo {
   int64_t gemm_size = 0;                                // M = N = K
   double copy_gbps = 0.0;                               // bytes read + written per second, large copy
   int64_t copy_bytes = 0;                               // size of the copied tensor
-  double conv_gflops = 0.0;                             // fp32 3x3 convolution, forward
+  double conv_gflops = 0.0;                             // kConvCeilingType 3x3 convolution, forward
   std::string conv_op;                                  // its op descriptor
 
   // The ceiling a case in `precision` is measured against: its type's GEMM (fp16/bf16 autocast and
