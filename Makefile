@@ -39,7 +39,7 @@ bench: build-program
 	TRAINBENCH_WITH_PYTHON=1 TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
 	py=$$(./scripts/torch-select.sh python $(TORCH_KIND)) && $$py bench/vs_pytorch.py --build $(BUILD) --python $$py
 
-# The README's board: three committed results files (examples/board/) in a fresh store, as the
+# The README's board: four committed results files (examples/board/) in a fresh store, as the
 # Markdown table and the HTML page (results/board.html).
 board-example: build-program
 	rm -f results/board-example.sqlite results/board-example.sqlite-wal results/board-example.sqlite-shm

@@ -283,9 +283,11 @@ TEST(DataCli, TheLoadersQueueAndThreadsAreNotTheModelsMemory) {
   EXPECT_GE(b.loader_peak_bytes, 64 * batch_bytes);
   EXPECT_GE(b.loader_address_space_bytes, 64 * batch_bytes);  // and 32 thread stacks
   EXPECT_GT(b.loader_address_space_bytes, a.loader_address_space_bytes);
-  // The address space the model grew: within 32 MiB of each other, where the loader's is 300 MB more.
+  // The address space the model grew: within one malloc heap (64 MiB of address space) and 32 MiB of each
+  // other, where the loader's is 300 MB more. On LibTorch 2.11 the 1-thread run grew one heap more in
+  // 2 of 9 runs (311 against 222-230 MB; the cause is not isolated).
   EXPECT_NEAR(static_cast<double>(b.footprint_peak_bytes), static_cast<double>(a.footprint_peak_bytes),
-              32.0 * (1 << 20));
+              96.0 * (1 << 20));
   const std::string limit = " --memory-limit " + std::to_string((a.footprint_peak_bytes >> 20) + 128) + "M";
   const Record limited = run_with(32, limit);
   EXPECT_EQ(limited.status, Status::ok) << limited.error;

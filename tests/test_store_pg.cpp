@@ -171,9 +171,13 @@ TEST(PgStore, PushCopiesEachRunOnceAndWritersAtOnceLoseNothing) {
   EXPECT_EQ(board["columns"][0]["runs"], 16);
   EXPECT_EQ(board["columns"][1]["label"], "bench-b/cuda:0");
   EXPECT_EQ(board["columns"][2]["label"], "vm/cpu");
-  for (const auto& row : board["rows"])
-    for (const auto& cell : row["cells"])
-      if (!cell.is_null()) EXPECT_TRUE(cell["changes"].empty()) << row["case"];
+  for (const auto& row : board["rows"]) {
+    for (const auto& cell : row["cells"]) {
+      if (!cell.is_null()) {
+        EXPECT_TRUE(cell["changes"].empty()) << row["case"];
+      }
+    }
+  }
 }
 
 TEST(PgStore, AWrongPasswordIsOneLineWithoutIt) {

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -8,8 +10,11 @@
 namespace trainbench {
 namespace {
 
+// One file per test process: ctest -j runs this binary's tests side by side, and a shared path let
+// one test read the suite another had just written.
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("trainbench_test_" + name + ".toml");
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("trainbench_test_" + name + "_" + std::to_string(::getpid()) + ".toml");
   std::ofstream(path) << text;
   return path.string();
 }
