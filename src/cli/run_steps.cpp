@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/device.h"
 #include "ops/peak.h"
 #include "results/results_file.h"
@@ -26,10 +27,6 @@ std::string duration_text(double s) {
   if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
   if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
   return fmt::format("{}s", t);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // The records of a results file already written, then those of the journal that it lacks.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 
+#include "core/clock.h"
 #include "data/jpeg.h"
 #include "data/png.h"
 
@@ -19,7 +20,6 @@ void set_max_image_pixels(int64_t pixels) { g_max_image_pixels = pixels; }
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 
@@ -38,13 +38,13 @@ bool decode_crop(const uint8_t* bytes, size_t size, const std::function<Crop(int
   int width = 0, height = 0;
   if (png ? !png_size(bytes, size, width, height) : !decoder->header(bytes, size, width, height)) {
     why = png ? "PNG: no image header" : decoder->error();
-    times.decode_s += since(t);
+    times.decode_s += seconds_since(t);
     return false;
   }
   if (static_cast<int64_t>(width) * height > format.max_pixels) {
     why = "its header claims " + std::to_string(width) + "x" + std::to_string(height) + " pixels, over the limit of " +
           std::to_string(format.max_pixels);
-    times.decode_s += since(t);
+    times.decode_s += seconds_since(t);
     return false;
   }
   const Crop crop = choose(width, height);
@@ -53,7 +53,7 @@ bool decode_crop(const uint8_t* bytes, size_t size, const std::function<Crop(int
           : decode_scale(static_cast<int>(crop.box.w), static_cast<int>(crop.box.h), format.width, format.height);
   const bool ok = png ? decode_png(bytes, size, image, why) : decoder->decode(bytes, size, scale, image);
   if (!ok && !png) why = decoder->error();
-  times.decode_s += since(t);
+  times.decode_s += seconds_since(t);
   if (!ok) return false;
   t = Clock::now();
   // Scaled pixel i covers full pixels [i, i + 1) * denom / num: the exact factor, not the ratio of the
@@ -67,7 +67,7 @@ bool decode_crop(const uint8_t* bytes, size_t size, const std::function<Crop(int
     crop_resize_normalize(image.pixels.data(), image.width, image.height, box, format.width, format.height, crop.flip,
                           format.channels_last, static_cast<float*>(dst));
   }
-  times.augment_s += since(t);
+  times.augment_s += seconds_since(t);
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/clock.h"
 #include "data/augment.h"
 #include "data/decode_crop.h"
 
@@ -17,7 +18,6 @@ namespace trainbench::data {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // The file's bytes; false with the system's reason ("Permission denied") when it cannot be read.
 bool read_file(const std::string& path, std::vector<uint8_t>& buf, std::string& why) {
@@ -77,7 +77,7 @@ bool ImageFolderSource::load(int64_t file, uint64_t sample_seed, void* dst, Stag
   const auto t = Clock::now();
   std::string why;
   const bool read = read_file(path, bytes, why);
-  times.read_s += since(t);
+  times.read_s += seconds_since(t);
   times.bytes += static_cast<int64_t>(bytes.size());
   SampleFormat format;
   format.width = options_.width;
@@ -147,8 +147,9 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
     }
     if (!ok) {
       std::lock_guard<std::mutex> lock(mu_);
-      throw std::runtime_error("--data " + folder_.root + ": no file decodes as a JPEG or PNG (the first that failed: " +
-                               first_bad_ + ": " + first_bad_reason_ + ")");
+      throw std::runtime_error("--data " + folder_.root +
+                               ": no file decodes as a JPEG or PNG (the first that failed: " + first_bad_ + ": " +
+                               first_bad_reason_ + ")");
     }
     ++times.samples;
   }
@@ -157,7 +158,7 @@ Batch ImageFolderSource::make(int64_t index, StageTimes& times) {
     images = images.to(options_.dtype);  // keeps the memory format
     if (options_.pin_memory) images = images.pin_memory();
   }
-  times.copy_s += since(t);
+  times.copy_s += seconds_since(t);
   out.tensors = {images, labels};
   return out;
 }

@@ -5,16 +5,14 @@
 namespace trainbench::models {
 namespace {
 
-torch::nn::ReLU relu() { return torch::nn::ReLU(torch::nn::ReLUOptions(true)); }
-
 // BN-ReLU-1x1 conv (bottleneck to bn_size * growth) - BN-ReLU-3x3 conv (growth new channels).
 torch::nn::Sequential dense_layer(int64_t in, int64_t growth_rate, int64_t bn_size) {
   torch::nn::Sequential l;
   l->push_back("norm1", torch::nn::BatchNorm2d(in));
-  l->push_back("relu1", relu());
+  l->push_back("relu1", inplace_relu());
   l->push_back("conv1", torch::nn::Conv2d(conv_options(in, bn_size * growth_rate, 1)));
   l->push_back("norm2", torch::nn::BatchNorm2d(bn_size * growth_rate));
-  l->push_back("relu2", relu());
+  l->push_back("relu2", inplace_relu());
   l->push_back("conv2", torch::nn::Conv2d(conv_options(bn_size * growth_rate, growth_rate, 3, 1, 1)));
   return l;
 }
@@ -40,7 +38,7 @@ TORCH_MODULE(DenseBlock);
 Stack transition(int64_t in, int64_t out) {
   Stack t;
   t->push_back("norm", torch::nn::BatchNorm2d(in));
-  t->push_back("relu", relu());
+  t->push_back("relu", inplace_relu());
   t->push_back("conv", torch::nn::Conv2d(conv_options(in, out, 1)));
   t->push_back("pool", torch::nn::AvgPool2d(torch::nn::AvgPool2dOptions(2).stride(2)));
   return t;
@@ -53,7 +51,7 @@ DenseNetImpl::DenseNetImpl(int64_t growth_rate, const std::vector<int64_t>& bloc
   torch::nn::Sequential f;
   f->push_back("conv0", torch::nn::Conv2d(conv_options(3, num_init_features, 7, 2, 3)));
   f->push_back("norm0", torch::nn::BatchNorm2d(num_init_features));
-  f->push_back("relu0", relu());
+  f->push_back("relu0", inplace_relu());
   f->push_back("pool0", torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(3).stride(2).padding(1)));
   int64_t channels = num_init_features;
   for (size_t i = 0; i < block_config.size(); ++i) {

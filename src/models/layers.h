@@ -51,6 +51,9 @@ TORCH_MODULE(Stack);
 // rank as one addmm with the bias fused in. torch::nn::Linear's own forward (LibTorch 1.x's C++
 // functional linear) takes matmul plus a second pass to add the bias when the input has more than two
 // dimensions: an extra read and write of every output, which a PyTorch user's model does not pay.
+// ReLU in place, as torchvision's classic CNNs build it.
+inline torch::nn::ReLU inplace_relu() { return torch::nn::ReLU(torch::nn::ReLUOptions(true)); }
+
 inline torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
   return torch::linear(x, layer->weight, layer->bias);
 }

@@ -12,17 +12,16 @@ VGGImpl::VGGImpl(const std::vector<int64_t>& convs_per_stage, int64_t num_classe
   for (size_t stage = 0; stage < 5; ++stage) {
     for (int64_t i = 0; i < convs_per_stage[stage]; ++i) {
       f->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, kStageWidths[stage], 3).padding(1)));
-      f->push_back(torch::nn::ReLU(torch::nn::ReLUOptions(true)));
+      f->push_back(inplace_relu());
       in = kStageWidths[stage];
     }
     f->push_back(torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2).stride(2)));
   }
   features = register_module("features", f);
   classifier = register_module(
-      "classifier", torch::nn::Sequential(torch::nn::Linear(512 * 7 * 7, 4096),
-                                          torch::nn::ReLU(torch::nn::ReLUOptions(true)), torch::nn::Dropout(0.5),
-                                          torch::nn::Linear(4096, 4096), torch::nn::ReLU(torch::nn::ReLUOptions(true)),
-                                          torch::nn::Dropout(0.5), torch::nn::Linear(4096, num_classes)));
+      "classifier", torch::nn::Sequential(torch::nn::Linear(512 * 7 * 7, 4096), inplace_relu(), torch::nn::Dropout(0.5),
+                                          torch::nn::Linear(4096, 4096), inplace_relu(), torch::nn::Dropout(0.5),
+                                          torch::nn::Linear(4096, num_classes)));
   init_cnn_weights(*this);
 }
 

@@ -4,12 +4,12 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/clock.h"
+
 namespace trainbench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace
 
