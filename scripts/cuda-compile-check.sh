@@ -122,8 +122,15 @@ fi
 
 # compile CONFIG FILE TEMPLATE: the template's compile command, made syntax-only, with the branch on.
 compile() {
-  local config=$1 file=$2 template=$3 cmd
+  local config=$1 file=$2 template=$3 cmd source_arg
   cmd=$(command_for "$root/$template")
+  source_arg=$root/$template
+  if [[ -z $cmd ]]; then
+    # A unity build compiles the file inside a generated unit: that unit's command has the file's flags.
+    local unit
+    unit=$(grep -lF "\"$root/$template\"" "$build"/CMakeFiles/*/Unity/*.cxx 2> /dev/null | head -1)
+    [[ -n $unit ]] && cmd=$(command_for "$unit") && source_arg=$unit
+  fi
   if [[ -z $cmd ]]; then
     echo "not in $db (reconfigure the build)"
     return 1
@@ -135,7 +142,7 @@ compile() {
     if (( skip )); then skip=0; continue; fi
     case $a in
       -o) skip=1 ;;
-      -c | "$root/$template") ;;
+      -c | "$source_arg") ;;
       *) out+=("$a") ;;
     esac
   done
