@@ -294,6 +294,32 @@ TEST(MemoryFit, WithinTheMeasuredBatchesASizeIsReadOffTheSegmentAroundIt) {
   EXPECT_DOUBLE_EQ(memory::fitted_peak(f, 30), 4000.0 + 800.0 * 30);
 }
 
+// Two batches measured close together (a refinement for each of two sizes, as a biLSTM's 546 and 552)
+// differ by less than the heap's steps: the line must not stand on them. Footprint 1000 + 100 b at 4, 8
+// and 16 (1400, 1800, 2600), and batch 17 a step of 1000 above that line (3600). The line's lower batch
+// is the largest at most 3/4 of 17 (12.75): batch 8, so it rises (3600 - 1800) / 9 = 200 a sample from
+// 1800 - 8 x 200 = 200, and 5600 bytes is batch (5600 - 200) / 200 = 27. Through 16 and 17 it would
+// rise 1000 a sample and say 19. Batch 16 then lies 2600 - (200 + 3200) = -800 off that line: 800 / 2600.
+// The footprint's rate per tensor byte (tensors 500 + 50 b) pairs each batch with its line's lower
+// batch in the same way: 4 to 8 and 8 to 16 rise 2x, 8 to 17 rises 1800 / 450 = 4x (16 to 17 would be 20x).
+TEST(MemoryFit, TheLineDoesNotStandOnTwoBatchesMeasuredCloseTogether) {
+  const MemoryFit f = memory::fit_memory({4, 8, 16, 17}, {1400, 1800, 2600, 3600}, "address space", 1.0);
+  EXPECT_EQ(memory::line_low_index(f.batches), 1u);
+  EXPECT_DOUBLE_EQ(f.per_sample_bytes, 200.0);
+  EXPECT_DOUBLE_EQ(f.fixed_bytes, 200.0);
+  EXPECT_EQ(memory::predict(f, 5600).largest_batch, 27);
+  EXPECT_NEAR(f.linearity_error, 800.0 / 2600.0, 1e-12);
+  const MemoryFit tensors = memory::fit_memory({4, 8, 16, 17}, {700, 900, 1300, 1350}, "tensors");
+  EXPECT_DOUBLE_EQ(memory::footprint_per_tensor_byte(f, tensors), 4.0);
+  // The largest batch at most 3/4 of the last one.
+  EXPECT_EQ(memory::line_low_index({4, 5}), 0u);
+  EXPECT_EQ(memory::line_low_index({2, 7, 8}), 0u);
+  EXPECT_EQ(memory::line_low_index({7, 8}), 0u);
+  EXPECT_EQ(memory::line_low_index({2, 9, 10, 11}), 0u);
+  EXPECT_EQ(memory::line_low_index({8, 9, 11}), 0u);   // 8 <= 8.25
+  EXPECT_EQ(memory::line_low_index({9, 10, 11}), 1u);  // none <= 8.25: the one before the last
+}
+
 TEST(MemoryFit, AFlatLineIsCappedNotInfinite) {
   const MemoryFit f = memory::fit_memory({2, 4}, {1000, 1000}, "tensors");
   EXPECT_EQ(memory::predict(f, 2000).largest_batch, memory::kMaxPredictedBatch);

@@ -7,6 +7,15 @@
 
 namespace trainbench::memory {
 
+size_t line_low_index(const std::vector<int64_t>& batches) {
+  const size_t n = batches.size();
+  if (n < 2) return 0;
+  for (size_t i = n - 1; i-- > 0;) {
+    if (static_cast<double>(batches[i]) <= kLineSpan * static_cast<double>(batches[n - 1])) return i;
+  }
+  return n - 2;
+}
+
 MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, const std::string& basis,
                      double tolerance) {
   if (batches.size() != peaks.size()) throw std::invalid_argument("memory fit: one peak per batch needed");
@@ -23,13 +32,15 @@ MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, c
   if (n < 2 || f.batches[n - 2] == f.batches[n - 1]) {
     throw std::invalid_argument("memory fit: needs at least two different batches");
   }
-  const double b1 = static_cast<double>(f.batches[n - 2]), b2 = static_cast<double>(f.batches[n - 1]);
-  const double p1 = static_cast<double>(f.peaks[n - 2]), p2 = static_cast<double>(f.peaks[n - 1]);
+  const size_t lo = line_low_index(f.batches);
+  const double b1 = static_cast<double>(f.batches[lo]), b2 = static_cast<double>(f.batches[n - 1]);
+  const double p1 = static_cast<double>(f.peaks[lo]), p2 = static_cast<double>(f.peaks[n - 1]);
   f.per_sample_bytes = (p2 - p1) / (b2 - b1);
   f.fixed_bytes = p1 - f.per_sample_bytes * b1;
   if (n > 2) {
     double worst = 0.0;
-    for (size_t i = 0; i + 2 < n; ++i) {
+    for (size_t i = 0; i + 1 < n; ++i) {
+      if (i == lo) continue;
       const double measured = static_cast<double>(f.peaks[i]);
       const double off = std::fabs(measured - (f.fixed_bytes + f.per_sample_bytes * static_cast<double>(f.batches[i])));
       worst = std::max(worst, measured > 0.0 ? off / measured : (off > 0.0 ? HUGE_VAL : 0.0));
@@ -81,7 +92,7 @@ int segment_for_size(const MemoryFit& f, double size) {
 
 double fitted_peak(const MemoryFit& f, int64_t b) {
   const size_t n = f.batches.size();
-  if (n >= 3 && b >= f.batches.front() && b < f.batches[n - 2]) {
+  if (n >= 3 && b >= f.batches.front() && b < f.batches[line_low_index(f.batches)]) {
     size_t i = 0;
     while (f.batches[i + 1] <= b) ++i;
     const double b0 = static_cast<double>(f.batches[i]), b1 = static_cast<double>(f.batches[i + 1]);
@@ -94,9 +105,14 @@ double fitted_peak(const MemoryFit& f, int64_t b) {
 double footprint_per_tensor_byte(const MemoryFit& footprint, const MemoryFit& tensors) {
   double ratio = kFootprintPerTensorByte;
   if (tensors.batches != footprint.batches) return ratio;
-  for (size_t i = 1; i < footprint.batches.size(); ++i) {
-    const double dt = static_cast<double>(tensors.peaks[i] - tensors.peaks[i - 1]);
-    const double df = static_cast<double>(footprint.peaks[i] - footprint.peaks[i - 1]);
+  // Each measured batch against the largest one at most kLineSpan of it (batches closer than that
+  // differ by less than the heap's steps: their ratio would be noise).
+  const auto& b = footprint.batches;
+  for (size_t j = 1; j < b.size(); ++j) {
+    const std::vector<int64_t> upto(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+    const size_t i = line_low_index(upto);
+    const double dt = static_cast<double>(tensors.peaks[j] - tensors.peaks[i]);
+    const double df = static_cast<double>(footprint.peaks[j] - footprint.peaks[i]);
     if (dt > 0.0) ratio = std::max(ratio, df / dt);
   }
   return ratio;

@@ -2,6 +2,7 @@
 // per_sample x b, for the models trainbench runs (activations scale with the batch; parameters,
 // gradients and optimizer state do not). Two measured batches give the line, a third checks it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,10 +17,20 @@ constexpr int64_t kMaxPredictedBatch = 1 << 24;
 // A measured peak further than this (fraction) from the line through the others breaks linearity.
 constexpr double kLinearityTolerance = 0.05;
 
-// The line through the two largest batches (the ones nearest the sizes being predicted), checked
-// against every other point: linearity_error is the largest |measured - line| / measured among them
-// (NaN with only two points). Throws std::invalid_argument for fewer than two distinct batches or
-// mismatched lengths.
+// The line's lower batch is the largest measured batch at most this fraction of the largest one: two
+// batches closer than that (a refinement measured 546 and then 552 for a biLSTM) differ by less than
+// the heap's 64 MiB steps, and a line through them stands on that noise (27 MiB a sample where the
+// footprint rose 5.3 between 262 and 546).
+constexpr double kLineSpan = 0.75;
+
+// The index, in ascending `batches`, of the line's lower batch: the largest at most kLineSpan of the
+// last one, or the one before the last when none is.
+size_t line_low_index(const std::vector<int64_t>& batches);
+
+// The line through the largest batch and the one line_low_index picks (the ones nearest the sizes
+// being predicted), checked against every other point: linearity_error is the largest
+// |measured - line| / measured among them (NaN with only two points). Throws std::invalid_argument for
+// fewer than two distinct batches or mismatched lengths.
 MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, const std::string& basis,
                      double tolerance = kLinearityTolerance);
 
@@ -35,8 +46,8 @@ MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, c
 int64_t flat_until(const std::vector<int64_t>& batches, const std::vector<int64_t>& peaks,
                    const std::vector<int64_t>& forward_live);
 
-// The fitted peak at batch `b`: between two measured batches below the two largest, the straight
-// segment joining their measured peaks; elsewhere the line (through the two largest).
+// The fitted peak at batch `b`: between two measured batches below the line's lower batch, the
+// straight segment joining their measured peaks; elsewhere the line.
 double fitted_peak(const MemoryFit& f, int64_t b);
 
 // How much faster per sample the footprint is assumed at most to grow than the tensors beyond the
@@ -53,7 +64,8 @@ constexpr double kFootprintPerTensorByte = 2.0;
 // within the measured batches or the tensors do not grow with the batch.
 void add_interval(MemoryPrediction& p, const MemoryFit& footprint, const MemoryFit& tensors);
 // The rate add_interval's lower end assumes: the larger of kFootprintPerTensorByte and the most the
-// footprint grew per tensor byte between two measured batches (the same batches on both lines).
+// footprint grew per tensor byte from a measured batch's line_low_index partner to it (the same
+// batches on both lines).
 double footprint_per_tensor_byte(const MemoryFit& footprint, const MemoryFit& tensors);
 
 // The largest batch whose fitted peak fits in `size_bytes` (0: not even one sample), at most
