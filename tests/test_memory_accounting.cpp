@@ -320,6 +320,44 @@ TEST(MemoryFit, TheLineDoesNotStandOnTwoBatchesMeasuredCloseTogether) {
   EXPECT_EQ(memory::line_low_index({9, 10, 11}), 1u);  // none <= 8.25: the one before the last
 }
 
+// A CUDA card from a CPU run's tensor line (1000 + 100 b, through batches 10 and 20), with 500 bytes of
+// the card outside its allocator. A card of 13500 leaves 13000 to the allocator: the tensors alone
+// fill it at (13000 - 1000) / 100 = 120 (the upper end); reserving 1.18x them, at
+// (13000 / 1.18 - 1000) / 100 = 100.17, so 100; 1.26x, (13000 / 1.26 - 1000) / 100 = 93.17, so 93. A
+// card of 1400 leaves 900, less than the fixed tensors: 0 everywhere. Flat tensors: no prediction.
+TEST(MemoryFit, ACudaCardIsTheTensorsTimesTheAllocatorsRatioPlusTheContext) {
+  const MemoryFit tensors = memory::fit_memory({10, 20}, {2000, 3000}, "tensors");
+  const std::optional<GpuTarget> g = memory::predict_gpu_target(tensors, {13500, 1400}, 500);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->context_bytes, 500);
+  ASSERT_EQ(g->predictions.size(), 2u);
+  EXPECT_EQ(g->predictions[0].size_bytes, 13500);
+  EXPECT_EQ(g->predictions[0].largest_batch_high, 120);
+  EXPECT_EQ(g->predictions[0].largest_batch, 100);
+  EXPECT_EQ(g->predictions[0].largest_batch_low, 93);
+  EXPECT_EQ(g->predictions[1].largest_batch_high, 0);
+  EXPECT_EQ(g->predictions[1].largest_batch, 0);
+  EXPECT_NE(g->assumptions.find("500 B outside the caching allocator"), std::string::npos) << g->assumptions;
+  EXPECT_FALSE(memory::predict_gpu_target(memory::fit_memory({2, 4}, {1000, 1000}, "tensors"), {13500}, 500));
+
+  // In a results file: the same back, and a value no prediction gives is refused, naming the field.
+  MemoryInfo m;
+  m.gpu_target = g;
+  EXPECT_EQ(memory_to_json(memory_from_json(memory_to_json(m))), memory_to_json(m));
+  nlohmann::json bad = memory_to_json(m);
+  bad["gpu_target"]["predictions"][0]["largest_batch"] = 121;
+  EXPECT_THROW(memory_from_json(bad), std::runtime_error);
+  bad = memory_to_json(m);
+  bad["gpu_target"]["reserved_per_tensor_byte"] = 0.5;
+  EXPECT_THROW(memory_from_json(bad), std::runtime_error);
+  bad = memory_to_json(m);
+  bad["gpu_target"]["context_bytes"] = -1;
+  EXPECT_THROW(memory_from_json(bad), std::runtime_error);
+  bad = memory_to_json(m);
+  bad.erase("gpu_target");
+  EXPECT_FALSE(memory_from_json(bad).gpu_target.has_value());
+}
+
 TEST(MemoryFit, AFlatLineIsCappedNotInfinite) {
   const MemoryFit f = memory::fit_memory({2, 4}, {1000, 1000}, "tensors");
   EXPECT_EQ(memory::predict(f, 2000).largest_batch, memory::kMaxPredictedBatch);

@@ -136,6 +136,9 @@ Command add_memory(CLI::App& app) {
   sub->add_option("--fits", o->fits,
                   "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
   sub->add_option("--measure-batches", o->measure_batches, "Two or three increasing batches to measure for the fit");
+  sub->add_option("--gpu-context", o->gpu_context,
+                  "A CPU case's sizes as CUDA cards: how much of a card lies outside LibTorch's allocator "
+                  "(default: 693M, measured on an H100 with CUDA 13.0)");
   sub->add_option("--output,-o", o->output,
                   "Results file with each measured batch (default: results/memory-<time>.json)");
   trial_defaults(o->measure);

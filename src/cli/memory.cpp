@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "memory/fit.h"
 #include "results/printer_memory.h"
 #include "results/results_file.h"
 #include "runner/child.h"
@@ -99,6 +100,11 @@ int cmd_memory(MemoryOptions o) {
   bool any_cpu = false;
   for (const auto& c : plan) any_cpu = any_cpu || !c.device.is_gpu();
   const std::vector<int64_t> sizes = fit_sizes(o.fits, o.measure, any_cpu);
+  int64_t gpu_context = memory::kGpuContextBytes;
+  if (!o.gpu_context.empty()) {
+    if (!any_cpu) throw InputError("--gpu-context: for a CPU case (a GPU case measures its own card)");
+    gpu_context = parse_size(o.gpu_context, "--gpu-context");
+  }
   (void)o.measure.resolve();
   if (o.output.empty()) o.output = default_output_path("memory");
   check_writable(o.output);
@@ -126,7 +132,7 @@ int cmd_memory(MemoryOptions o) {
           std::cerr << fmt::format("  batch {:>5}: {}\n", trial.batch, to_string(r.status));
           return r;
         },
-        c.device.is_gpu() ? gpu_refine : refine, std::numeric_limits<int64_t>::max(), kMemoryReach);
+        c.device.is_gpu() ? gpu_refine : refine, std::numeric_limits<int64_t>::max(), kMemoryReach, gpu_context);
     cap_by_measured_oom(e, limit);
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {

@@ -171,6 +171,7 @@ struct MemoryOptions : SweepFlags {
   int64_t batch = 0;                      // --batch: does this batch fit each size? (0: not asked)
   std::string fits;                       // --fits 8G,16G; empty: the device's own and common sizes
   std::string measure_batches = "2,4,8";  // the batches measured for the fit
+  std::string gpu_context;                // --gpu-context: outside a CUDA card's allocator (empty: the H100's)
   std::string output;
   MeasureFlags measure;
   StoreFlags store;

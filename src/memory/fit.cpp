@@ -5,6 +5,10 @@
 #include <numeric>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "results/number_format.h"
+
 namespace trainbench::memory {
 
 size_t line_low_index(const std::vector<int64_t>& batches) {
@@ -158,6 +162,39 @@ MemoryPrediction predict(const MemoryFit& f, int64_t size_bytes, std::optional<i
     p.margin_bytes = static_cast<int64_t>(std::llround(margin));
   }
   return p;
+}
+
+std::optional<GpuTarget> predict_gpu_target(const MemoryFit& tensors, const std::vector<int64_t>& sizes,
+                                            int64_t context_bytes) {
+  if (!(tensors.per_sample_bytes > 0.0)) return std::nullopt;
+  GpuTarget g;
+  g.context_bytes = context_bytes;
+  g.reserved_per_tensor_byte = kGpuReservedPerTensorByte;
+  g.reserved_per_tensor_byte_max = kGpuReservedPerTensorByteMax;
+  const auto batch_at = [&](int64_t size, double ratio) -> int64_t {
+    const double room = static_cast<double>(size - context_bytes) / ratio - tensors.fixed_bytes;
+    const double b = std::floor(room / tensors.per_sample_bytes);
+    return b < 1.0 ? 0 : static_cast<int64_t>(std::min<double>(b, kMaxPredictedBatch));
+  };
+  for (int64_t size : sizes) {
+    GpuTargetPrediction p;
+    p.size_bytes = size;
+    p.largest_batch = batch_at(size, g.reserved_per_tensor_byte);
+    p.largest_batch_low = batch_at(size, g.reserved_per_tensor_byte_max);
+    p.largest_batch_high = batch_at(size, 1.0);
+    g.predictions.push_back(p);
+  }
+  g.assumptions = fmt::format(
+      "a CUDA card of each size, from this CPU's exact tensor line ({:.0f} + {:.0f} x batch bytes): the card's "
+      "memory less {} outside the caching allocator (the runtime's context and the libraries' handles, measured "
+      "on an H100 with CUDA 13.0; --gpu-context sets another), the allocator reserving {:g}x the tensor bytes "
+      "(its workspaces, rounding and cached blocks, measured at the largest batch of two fp32 models on that "
+      "H100), at most {:g}x (the lower end), at least 1x (the tensors alone: the upper end); the card's kernels "
+      "keep the same activations as the CPU's (measured equal for resnet18); other GPUs, precisions and "
+      "LibTorch versions were not measured",
+      tensors.fixed_bytes, tensors.per_sample_bytes, format_bytes(context_bytes), g.reserved_per_tensor_byte,
+      g.reserved_per_tensor_byte_max);
+  return g;
 }
 
 }  // namespace trainbench::memory

@@ -44,6 +44,24 @@ struct MemoryPrediction {
   int64_t largest_batch_high = 0;
 };
 
+// A CPU run's prediction for a CUDA card it did not run on (docs/memory.md, "A GPU you do not have"):
+// the card's memory less what lies outside the caching allocator (context_bytes), filled by the
+// allocator's reserved bytes at reserved_per_tensor_byte times the CPU's exact tensor line.
+struct GpuTargetPrediction {
+  int64_t size_bytes = 0;          // the card's memory, as its driver reports it
+  int64_t largest_batch = 0;       // at reserved_per_tensor_byte: the most likely value
+  int64_t largest_batch_low = 0;   // at reserved_per_tensor_byte_max
+  int64_t largest_batch_high = 0;  // the tensors alone, nothing reserved beyond them
+};
+
+struct GpuTarget {
+  int64_t context_bytes = 0;                // the runtime's context and the libraries' handles
+  double reserved_per_tensor_byte = 0.0;    // reserved bytes per CPU tensor byte, most likely
+  double reserved_per_tensor_byte_max = 0.0;  // ... at most (the interval's lower end)
+  std::vector<GpuTargetPrediction> predictions;  // one per --fits size
+  std::string assumptions;
+};
+
 struct MemoryInfo {
   std::string source;            // counting allocator | cuda caching allocator | none
   int64_t parameters_bytes = 0;  // parameters and buffers, after building the model
@@ -76,6 +94,7 @@ struct MemoryInfo {
   int64_t loader_peak_bytes = 0;
   std::optional<MemoryFit> fit;               // `memory` runs: the fit over the measured batches
   std::vector<MemoryPrediction> predictions;  // `memory` runs: one per --fits size
+  std::optional<GpuTarget> gpu_target;        // `memory` runs of a CPU case: the same sizes as CUDA cards
   int64_t requested_batch = 0;                // the batch the predictions' requested_fits is about (0: none)
   std::string assumptions;                    // how far the predictions carry (docs/memory.md)
 };

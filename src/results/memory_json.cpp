@@ -96,6 +96,60 @@ Field<MemoryInfo> predictions_field() {
       });
 }
 
+const std::vector<Field<GpuTargetPrediction>>& gpu_prediction_fields() {
+  using P = GpuTargetPrediction;
+  static const std::vector<Field<P>> fields = {
+      member_field<P>("size_bytes", &P::size_bytes).range(1, kMaxBytes),
+      bytes<P>("largest_batch", &P::largest_batch),
+      bytes<P>("largest_batch_low", &P::largest_batch_low),
+      bytes<P>("largest_batch_high", &P::largest_batch_high),
+  };
+  return fields;
+}
+
+// A card's allocator reserves at least every tensor byte, and no rule reserves a hundred times them.
+const std::vector<Field<GpuTarget>>& gpu_target_fields() {
+  using G = GpuTarget;
+  static const std::vector<Field<G>> fields = {
+      bytes<G>("context_bytes", &G::context_bytes),
+      member_field<G>("reserved_per_tensor_byte", &G::reserved_per_tensor_byte).range(1, 100),
+      member_field<G>("reserved_per_tensor_byte_max", &G::reserved_per_tensor_byte_max).range(1, 100),
+      detail::custom_field<G>(
+          "predictions",
+          [](const G& g) -> std::optional<nlohmann::json> {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& p : g.predictions) out.push_back(detail::write_fields(gpu_prediction_fields(), p));
+            return out;
+          },
+          [](const nlohmann::json& j, G& g) {
+            const auto& ps = detail::field(j, "predictions");
+            if (!ps.is_array()) detail::bad_type("predictions", "an array", ps);
+            for (const auto& p : ps)
+              g.predictions.push_back(detail::nested("predictions", [&] {
+                GpuTargetPrediction r = detail::read_fields(gpu_prediction_fields(), p);
+                detail::check_fields(gpu_prediction_fields(), r);
+                if (r.largest_batch_low > r.largest_batch || r.largest_batch > r.largest_batch_high) {
+                  throw std::runtime_error("field \"largest_batch\": not within largest_batch_low and largest_batch_high");
+                }
+                return r;
+              }));
+          }),
+      member_field<G>("assumptions", &G::assumptions),
+  };
+  return fields;
+}
+
+nlohmann::json gpu_target_to_json(const GpuTarget& g) { return detail::write_fields(gpu_target_fields(), g); }
+
+GpuTarget gpu_target_from_json(const nlohmann::json& j) {
+  GpuTarget g = detail::read_fields(gpu_target_fields(), j);
+  detail::check_fields(gpu_target_fields(), g);
+  if (g.reserved_per_tensor_byte_max < g.reserved_per_tensor_byte) {
+    throw std::runtime_error("field \"reserved_per_tensor_byte_max\": below reserved_per_tensor_byte");
+  }
+  return g;
+}
+
 }  // namespace
 
 const std::vector<Field<MemoryInfo>>& memory_fields() {
@@ -120,6 +174,7 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
       bytes<M>("loader_peak_bytes", &M::loader_peak_bytes, Since::later),
       detail::optional_object<M>("fit", &M::fit, &fit_to_json, &fit_from_json),
       predictions_field(),
+      detail::optional_object<M>("gpu_target", &M::gpu_target, &gpu_target_to_json, &gpu_target_from_json),
       member_field<M>("requested_batch", &M::requested_batch, Since::later),
       member_field<M>("assumptions", &M::assumptions, Since::later),
   };

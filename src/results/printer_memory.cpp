@@ -77,6 +77,19 @@ std::string print_fit(const MemoryInfo& m) {
   return out;
 }
 
+// A CPU run's sizes as CUDA cards (memory.gpu_target).
+std::string print_gpu_target(const GpuTarget& g) {
+  std::string out = fmt::format(
+      "  as a CUDA card (from the tensors: {} outside the allocator, which reserves {:g}x them, at most {:g}x):\n",
+      format_bytes(g.context_bytes), g.reserved_per_tensor_byte, g.reserved_per_tensor_byte_max);
+  out += fmt::format("  {:>10}  {:>14}  {:>15}\n", "card", "largest batch", "interval");
+  for (const auto& p : g.predictions) {
+    out += fmt::format("  {:>10}  {:>14}  {:>15}\n", format_size(p.size_bytes), p.largest_batch,
+                       fmt::format("{} to {}", p.largest_batch_low, p.largest_batch_high));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string print_memory(const Record& r) {
@@ -112,6 +125,7 @@ std::string print_memory(const Record& r) {
                     format_bytes(m.loader_peak_bytes)));
   }
   if (m.fit) out += print_fit(m);
+  if (m.gpu_target) out += print_gpu_target(*m.gpu_target);
   return out;
 }
 

@@ -240,7 +240,8 @@ Measured measure_batches(const Case& base, const std::vector<int64_t>& batches,
 
 MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& batches, const std::vector<int64_t>& sizes,
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
-                               const std::vector<int64_t>& refine_sizes, int64_t max_refine_batch, double reach) {
+                               const std::vector<int64_t>& refine_sizes, int64_t max_refine_batch, double reach,
+                               std::optional<int64_t> gpu_context_bytes) {
   MemoryEstimate out;
   Measured measured = measure_batches(base, batches, run_one, refine_sizes, max_refine_batch, reach, out);
   if (!out.failure.empty()) return out;
@@ -269,6 +270,9 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   for (int64_t size : sizes) {
     m.predictions.push_back(memory::predict(lines.footprint, size, requested));
     memory::add_interval(m.predictions.back(), lines.footprint, lines.tensors);
+  }
+  if (gpu_context_bytes && !base.device.is_gpu()) {
+    m.gpu_target = memory::predict_gpu_target(lines.tensors, sizes, *gpu_context_bytes);
   }
   m.assumptions = fit_assumptions(lines, base.device, pts.batches, oom, measured.hidden, measured.refined,
                                   measured.refined_for, reach);

@@ -45,6 +45,8 @@ struct MemoryEstimate {
 // batches predicts low where the footprint bends that way). No batch added so is above
 // `max_refine_batch` (maxbatch's --max-batch): one that would be is measured at that cap instead, and
 // none once the largest measured batch is the cap.
+// `gpu_context_bytes` (a CPU case): the sizes are predicted as CUDA cards too, from the tensor line
+// (memory.gpu_target, memory::predict_gpu_target), with that much of each card outside its allocator.
 constexpr int64_t kMaxExtrapolation = 4;  // maxbatch's reach: it measures near the limit anyway
 constexpr double kMemoryReach = 4.0 / 3.0;  // `memory`'s: the predicted batch is the answer it gives
 constexpr int kMaxRefinements = 2;
@@ -53,7 +55,8 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
                                int64_t requested_batch, const std::function<Record(const Case&)>& run_one,
                                const std::vector<int64_t>& refine_sizes = {},
                                int64_t max_refine_batch = std::numeric_limits<int64_t>::max(),
-                               double reach = kMaxExtrapolation);
+                               double reach = kMaxExtrapolation,
+                               std::optional<int64_t> gpu_context_bytes = std::nullopt);
 
 // The largest batch for `size_bytes` on the line through the footprints of the two largest batches
 // that trained among `tries` (ok records with memory), with the tensors' slope when the footprint rose
