@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -464,6 +465,43 @@ TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
     EXPECT_NE(r.memory->assumptions.find("added so that the largest batch for"), std::string::npos) << r.memory->assumptions;
   }
   EXPECT_TRUE(found) << printed;
+  std::filesystem::remove_all(dir);
+}
+
+// A CPU case's sizes as CUDA cards, as a user asks for them: the record carries the card's prediction
+// from the tensor line (not the CPU footprint), with the context given.
+// The upper end is where the tensors alone fill the card less the context: from the record's own
+// tensor line, floor((80 GiB - 100 MiB - fixed) / per sample).
+TEST(MemoryCli, ACpuCaseAlsoPredictsEachSizeAsACudaCard) {
+  const std::filesystem::path dir = test::temp_dir("memory", "gpu_target");
+  const std::string out = (dir / "m.json").string();
+  const test::CmdResult run = test::run_trainbench(
+      "memory --model convnet --set channels=8 --set depth=1 --set image=32 --measure-batches 1,2 --fits 80G"
+      " --gpu-context 100M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+          out,
+      dir);
+  const std::string printed = run.out + run.err;
+  ASSERT_EQ(run.code, 0) << printed;
+  EXPECT_NE(printed.find("as a CUDA card"), std::string::npos) << printed;
+  bool found = false;
+  for (const auto& r : read_results(out).benchmarks) {
+    if (!r.memory || !r.memory->fit) continue;
+    found = true;
+    ASSERT_TRUE(r.memory->gpu_target.has_value()) << printed;
+    const GpuTarget& g = *r.memory->gpu_target;
+    EXPECT_EQ(g.context_bytes, int64_t{100} << 20);
+    ASSERT_EQ(g.predictions.size(), 1u);
+    const GpuTargetPrediction& p = g.predictions[0];
+    EXPECT_EQ(p.size_bytes, int64_t{80} << 30);
+    const double room = static_cast<double>((int64_t{80} << 30) - (int64_t{100} << 20) - r.memory->fixed_bytes);
+    EXPECT_EQ(p.largest_batch_high, static_cast<int64_t>(std::floor(room / r.memory->activations_bytes_per_sample)));
+    EXPECT_LT(p.largest_batch_low, p.largest_batch);
+    EXPECT_LT(p.largest_batch, p.largest_batch_high);
+  }
+  EXPECT_TRUE(found) << printed;
+  const test::CmdResult bad = test::run_trainbench("memory --model convnet --gpu-context 8X", dir);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "trainbench: error: bad --gpu-context: '8X' is not a size like 8G, 16 GiB or 512M\n");
   std::filesystem::remove_all(dir);
 }
 
