@@ -38,7 +38,7 @@ struct MemoryEstimate {
 // predicted x reach); where none is, one more batch, three quarters of the predicted one, is measured
 // (at most kMaxRefinements times per size, smallest size first). A size below the largest measured
 // peak is read off the segment between the measured batches around it (memory/fit.h), so a batch
-// measured near it counts; above, off the line through the two largest. Small batches move the footprint in few of the heap's 64 MiB steps
+// measured near it counts; above, off the line (memory::fit_memory: the largest batch and the largest at most 3/4 of it). Small batches move the footprint in few of the heap's 64 MiB steps
 // and it bends (steeper at small batches), so their slope can be off by a third; a far extrapolation
 // carries that error whole. Three quarters: near enough that what is left to extrapolate is short,
 // below the prediction far enough that the batch rarely runs out of memory (a line through small
