@@ -75,22 +75,27 @@ MemoryFit fit_from_json(const nlohmann::json& j) {
   return f;
 }
 
-Field<MemoryInfo> predictions_field() {
-  return detail::custom_field<MemoryInfo>(
-      "predictions",
-      [](const MemoryInfo& m) -> std::optional<nlohmann::json> {
+// An array field of objects that `fields` reads and writes (`check`: a rule across one item's fields).
+// Absent: left empty (files written before it).
+template <class T, class Item>
+Field<T> items_field(const char* key, std::vector<Item> T::*member, const std::vector<Field<Item>>& (*fields)(),
+                     void (*check)(const Item&) = nullptr) {
+  return detail::custom_field<T>(
+      key,
+      [member, fields](const T& t) -> std::optional<nlohmann::json> {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto& p : m.predictions) out.push_back(detail::write_fields(prediction_fields(), p));
+        for (const auto& item : t.*member) out.push_back(detail::write_fields(fields(), item));
         return out;
       },
-      [](const nlohmann::json& j, MemoryInfo& m) {
-        if (!j.contains("predictions")) return;
-        const auto& ps = detail::field(j, "predictions");
-        if (!ps.is_array()) detail::bad_type("predictions", "an array", ps);
-        for (const auto& p : ps)
-          m.predictions.push_back(detail::nested("predictions", [&] {
-            MemoryPrediction r = detail::read_fields(prediction_fields(), p);
-            detail::check_fields(prediction_fields(), r);
+      [key, member, fields, check](const nlohmann::json& j, T& t) {
+        if (!j.contains(key)) return;
+        const auto& items = detail::field(j, key);
+        if (!items.is_array()) detail::bad_type(key, "an array", items);
+        for (const auto& item : items)
+          (t.*member).push_back(detail::nested(key, [&] {
+            Item r = detail::read_fields(fields(), item);
+            detail::check_fields(fields(), r);
+            if (check) check(r);
             return r;
           }));
       });
@@ -107,6 +112,12 @@ const std::vector<Field<GpuTargetPrediction>>& gpu_prediction_fields() {
   return fields;
 }
 
+void check_within(const GpuTargetPrediction& p) {
+  if (p.largest_batch_low > p.largest_batch || p.largest_batch > p.largest_batch_high) {
+    throw std::runtime_error("field \"largest_batch\": not within largest_batch_low and largest_batch_high");
+  }
+}
+
 // A card's allocator reserves at least every tensor byte, and no rule reserves a hundred times them.
 const std::vector<Field<GpuTarget>>& gpu_target_fields() {
   using G = GpuTarget;
@@ -114,26 +125,7 @@ const std::vector<Field<GpuTarget>>& gpu_target_fields() {
       bytes<G>("context_bytes", &G::context_bytes),
       member_field<G>("reserved_per_tensor_byte", &G::reserved_per_tensor_byte).range(1, 100),
       member_field<G>("reserved_per_tensor_byte_max", &G::reserved_per_tensor_byte_max).range(1, 100),
-      detail::custom_field<G>(
-          "predictions",
-          [](const G& g) -> std::optional<nlohmann::json> {
-            nlohmann::json out = nlohmann::json::array();
-            for (const auto& p : g.predictions) out.push_back(detail::write_fields(gpu_prediction_fields(), p));
-            return out;
-          },
-          [](const nlohmann::json& j, G& g) {
-            const auto& ps = detail::field(j, "predictions");
-            if (!ps.is_array()) detail::bad_type("predictions", "an array", ps);
-            for (const auto& p : ps)
-              g.predictions.push_back(detail::nested("predictions", [&] {
-                GpuTargetPrediction r = detail::read_fields(gpu_prediction_fields(), p);
-                detail::check_fields(gpu_prediction_fields(), r);
-                if (r.largest_batch_low > r.largest_batch || r.largest_batch > r.largest_batch_high) {
-                  throw std::runtime_error("field \"largest_batch\": not within largest_batch_low and largest_batch_high");
-                }
-                return r;
-              }));
-          }),
+      items_field<G, GpuTargetPrediction>("predictions", &G::predictions, &gpu_prediction_fields, &check_within),
       member_field<G>("assumptions", &G::assumptions),
   };
   return fields;
@@ -173,7 +165,7 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
       bytes<M>("loader_address_space_bytes", &M::loader_address_space_bytes, Since::later),  // 0: no loader
       bytes<M>("loader_peak_bytes", &M::loader_peak_bytes, Since::later),
       detail::optional_object<M>("fit", &M::fit, &fit_to_json, &fit_from_json),
-      predictions_field(),
+      items_field<M, MemoryPrediction>("predictions", &M::predictions, &prediction_fields),
       detail::optional_object<M>("gpu_target", &M::gpu_target, &gpu_target_to_json, &gpu_target_from_json),
       member_field<M>("requested_batch", &M::requested_batch, Since::later),
       member_field<M>("assumptions", &M::assumptions, Since::later),
