@@ -11,13 +11,16 @@
 
 namespace trainbench::memory {
 
-size_t line_low_index(const std::vector<int64_t>& batches) {
-  const size_t n = batches.size();
-  if (n < 2) return 0;
-  for (size_t i = n - 1; i-- > 0;) {
-    if (static_cast<double>(batches[i]) <= kLineSpan * static_cast<double>(batches[n - 1])) return i;
+size_t line_low_index(const std::vector<int64_t>& batches, size_t last) {
+  if (last == 0 || last >= batches.size()) return 0;
+  for (size_t i = last; i-- > 0;) {
+    if (static_cast<double>(batches[i]) <= kLineSpan * static_cast<double>(batches[last])) return i;
   }
-  return n - 2;
+  return last - 1;
+}
+
+size_t line_low_index(const std::vector<int64_t>& batches) {
+  return batches.empty() ? 0 : line_low_index(batches, batches.size() - 1);
 }
 
 MemoryFit fit_memory(std::vector<int64_t> batches, std::vector<int64_t> peaks, const std::string& basis,
@@ -113,8 +116,7 @@ double footprint_per_tensor_byte(const MemoryFit& footprint, const MemoryFit& te
   // differ by less than the heap's steps: their ratio would be noise).
   const auto& b = footprint.batches;
   for (size_t j = 1; j < b.size(); ++j) {
-    const std::vector<int64_t> upto(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(j) + 1);
-    const size_t i = line_low_index(upto);
+    const size_t i = line_low_index(b, j);
     const double dt = static_cast<double>(tensors.peaks[j] - tensors.peaks[i]);
     const double df = static_cast<double>(footprint.peaks[j] - footprint.peaks[i]);
     if (dt > 0.0) ratio = std::max(ratio, df / dt);

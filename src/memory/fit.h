@@ -26,6 +26,8 @@ constexpr double kLineSpan = 0.75;
 // The index, in ascending `batches`, of the line's lower batch: the largest at most kLineSpan of the
 // last one, or the one before the last when none is.
 size_t line_low_index(const std::vector<int64_t>& batches);
+// The same with batches[last] as the largest (the ones after it left out).
+size_t line_low_index(const std::vector<int64_t>& batches, size_t last);
 
 // The line through the largest batch and the one line_low_index picks (the ones nearest the sizes
 // being predicted), checked against every other point: linearity_error is the largest
