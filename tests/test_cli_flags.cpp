@@ -75,5 +75,38 @@ TEST(CliFlags, EachSubcommandRefusesAMinimumAboveItsMaximum) {
   EXPECT_FALSE(fs::exists(dir / "r.json"));
 }
 
+// The CPU heap is one value (--allocator, with --system-allocator its other spelling) whose default
+// depends on the question: run and explain measure speed on the tuned heap; memory and maxbatch say
+// what fits, on glibc's heap as a PyTorch program has it (docs/memory.md, "The heap a prediction is
+// for"). The results file's context names the heap the children ran with.
+TEST(CliFlags, TheHeapIsOneValueWhoseDefaultFollowsTheQuestion) {
+  const fs::path dir = temp_dir("cli_flags", "allocator");
+  const std::string tiny = " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 --no-store -o ";
+  const auto heap = [&](const std::string& args) {
+    const fs::path out = dir / "r.json";
+    fs::remove(out);
+    const CmdResult r = run_trainbench(args + tiny + out.string(), dir);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+    const std::string text = fs::exists(out) ? slurp(out) : "";
+    for (const char* name : {"tuned", "system"}) {
+      if (text.find(std::string("\"cpu_allocator\": \"") + name + "\"") != std::string::npos) return std::string(name);
+    }
+    return std::string("none");
+  };
+  const std::string run = "run --case convnet:channels=4,depth=1,image=8:b1:fp32:nchw:cpu";
+  const std::string memory =
+      "memory --model convnet --set channels=4 --set depth=1 --set image=8 --measure-batches 1,2 "
+      "--fits 64M";
+  EXPECT_EQ(heap(run), "tuned");
+  EXPECT_EQ(heap(run + " --allocator system"), "system");
+  EXPECT_EQ(heap(run + " --system-allocator"), "system");
+  EXPECT_EQ(heap(memory), "system");
+  EXPECT_EQ(heap(memory + " --allocator tuned"), "tuned");
+  EXPECT_EQ(heap("maxbatch --model convnet --set channels=4 --set depth=1 --set image=8 --max-batch 2"), "system");
+  EXPECT_TRUE(refused(run_trainbench(run + " --allocator jemalloc", dir), {"--allocator", "jemalloc"}));
+  EXPECT_TRUE(refused(run_trainbench(memory + " --allocator tuned --system-allocator", dir),
+                      {"--allocator excludes --system-allocator"}));
+}
+
 }  // namespace
 }  // namespace trainbench

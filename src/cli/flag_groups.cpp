@@ -42,13 +42,21 @@ void MeasureFlags::add_to(CLI::App& app) {
       ->check(rule(kNoisePercent));
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
       ->check(rule(kSeconds));
-  app.add_option("--memory-limit", memory_limit, "Memory a case may take (e.g. 4G): a CPU case's address space, a GPU case's caching allocator (the runtime's context outside it); beyond it: oom");
+  app.add_option("--memory-limit", memory_limit,
+                 "Memory a case may take (e.g. 4G): a CPU case's address space, a GPU case's caching allocator (the "
+                 "runtime's context outside it); beyond it: oom");
   app.add_flag("--memory-limit-cpu-only", memory_limit_cpu_only)->group("");  // a suite's limit, to children
   app.add_option("--max-image-pixels", max_image_pixels,
                  "--data images: skip a file whose header claims more pixels (default 178956970, Pillow's limit)")
       ->check(rule(kImagePixels));
-  app.add_flag("--system-allocator", system_allocator,
-               "Leave glibc malloc untuned (by default freed activations stay in the heap between steps)");
+  // One value, two spellings: --allocator names it, --system-allocator is --allocator system.
+  CLI::Option* allocator = app.add_option_function<std::string>(
+                                  "--allocator", [this](const std::string& a) { system_allocator = a == "system"; },
+                                  fmt::format("CPU heap: tuned (freed activations stay in the heap between steps) or "
+                                              "system (glibc malloc as is); default {}",
+                                              system_allocator ? "system" : "tuned"))
+                               ->check(CLI::IsMember({"tuned", "system"}));
+  app.add_flag("--system-allocator", system_allocator, "As --allocator system")->excludes(allocator);
   app.add_option("--tf32", tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--auto-threads", auto_threads)->group("");  // set by `run --dist` for its children

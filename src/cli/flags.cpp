@@ -12,13 +12,17 @@
 namespace trainbench::cli {
 namespace {
 
-// maxbatch and memory measure many short tries: a step or two each, not a stable median.
+// maxbatch and memory measure many short tries: a step or two each, not a stable median. They answer
+// what fits, so a CPU case's heap is glibc's as a PyTorch program has it: with the tuned heap, freed
+// large blocks stay and whether the next one reuses a hole decides the footprint by whole blocks
+// (docs/memory.md, "The heap a prediction is for").
 void trial_defaults(MeasureFlags& m) {
   m.warmup = 1;
   m.warmup_fixed = true;
   m.min_steps = 2;
   m.min_time_s = 0.0;
   m.max_time_s = 10.0;
+  m.system_allocator = true;
 }
 
 }  // namespace
@@ -155,7 +159,8 @@ Command add_compare(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* sub = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
   sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]; store:QUERY gives stored runs")->required();
-  sub->add_option("--store", o->store, "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
+  sub->add_option("--store", o->store,
+                  "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
   sub->add_option("--format,-f", o->format, "table, md, csv, json");
   sub->add_option("--output,-o", o->output, "Write to this file instead of stdout");
   sub->add_option("--ignore", o->ignore,
@@ -168,7 +173,8 @@ Command add_report(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");
   sub->add_option("files", o->files, "RESULTS.json [MORE.json ...]; the first is BASE; store:QUERY gives stored runs")
       ->required();
-  sub->add_option("--store", o->store, "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
+  sub->add_option("--store", o->store,
+                  "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
   sub->add_option("--output,-o", o->output, "The HTML file to write")->required();
   return {sub, [o] { return cmd_report(*o); }};
 }
@@ -289,10 +295,10 @@ Command add_script_check(CLI::App& app) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_list(app),     add_run(app),     add_data(app),    add_make_data(app), add_launch(app),
-          add_maxbatch(app), add_memory(app),  add_compare(app), add_report(app),    add_op(app),
-          add_peak(app),     add_explain(app), add_store(app),   add_board(app), add_run_case(app),  add_script_check(app),
-          add_explain_layers(app)};
+  return {add_list(app),         add_run(app),           add_data(app),    add_make_data(app), add_launch(app),
+          add_maxbatch(app),     add_memory(app),        add_compare(app), add_report(app),    add_op(app),
+          add_peak(app),         add_explain(app),       add_store(app),   add_board(app),     add_run_case(app),
+          add_script_check(app), add_explain_layers(app)};
 }
 
 }  // namespace trainbench::cli
