@@ -2,7 +2,9 @@
 """Checks `memory --fits` (no limit) against `maxbatch --memory-limit` of the same size, per workload and
 size, on this machine's CPU: the table of docs/memory.md ("How close the predictions come"). Each
 `memory` run fits its line (refined for the largest size this machine holds) and predicts every size;
-each `maxbatch` finds the largest batch that trains under the limit by measuring. Stdlib only.
+each `maxbatch` finds the largest batch that trains under the limit by measuring (a search a failed
+try cut short shows "None"). Both run on their default heap (glibc's, `--allocator system`) and the
+build given; the results files' contexts name both. Stdlib only.
 
     bench/fits_vs_maxbatch.py --trainbench build/trainbench [--sizes 2G,4G,8G] [--out DIR]
 """
@@ -70,7 +72,9 @@ def main():
                 code, secs = run([a.trainbench, "maxbatch", "--model", w, *extra, "--memory-limit", s, *FAST, "-o", out],
                                  os.path.join(a.out, f"maxbatch_{w}_{s}.log"))
             found = None
-            if os.path.exists(out):
+            # A search cut short by a failed try (an error, not out of memory) found nothing: its
+            # largest batch that trained is not the answer.
+            if os.path.exists(out) and finished(out):
                 ok = [r["batch_size"] for r in json.load(open(out))["benchmarks"] if r["status"] == "ok"]
                 found = max(ok) if ok else None
             size_bytes = int(s[:-1]) << {"M": 20, "G": 30}[s[-1]]
