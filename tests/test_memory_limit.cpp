@@ -39,6 +39,25 @@ TEST(MemoryLimit, TheCommandLinesLimitCapsGpuCasesToo) {
   EXPECT_FALSE(has(parent.child_args(), "--memory-limit-cpu-only"));
 }
 
+// The heap travels the same way, named whichever it is: memory's and maxbatch's default (glibc's) and
+// run's (tuned) both reach a child whose own default is either.
+TEST(MemoryLimit, TheHeapReachesTheChildWhateverItsDefault) {
+  for (bool system : {false, true}) {
+    MeasureFlags parent;
+    parent.system_allocator = system;
+    for (bool child_default : {false, true}) {
+      CLI::App app;
+      MeasureFlags child;
+      child.system_allocator = child_default;
+      child.add_to(app);
+      std::vector<std::string> args = parent.child_args();
+      std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+      app.parse(args);
+      EXPECT_EQ(child.resolve().tune_allocator, !system) << "parent system " << system << ", child " << child_default;
+    }
+  }
+}
+
 TEST(MemoryLimit, ASuitesLimitStandsForACpusMemoryOnly) {
   MeasureFlags parent;
   parent.memory_limit = "6G";

@@ -123,7 +123,9 @@ std::vector<std::string> MeasureFlags::child_args() const {
     a.push_back("--max-image-pixels");
     a.push_back(std::to_string(max_image_pixels));
   }
-  if (system_allocator) a.push_back("--system-allocator");
+  // Always named: the child's own default heap is not the parent's (memory's is glibc's, run-case's tuned).
+  a.push_back("--allocator");
+  a.push_back(system_allocator ? "system" : "tuned");
   a.push_back("--tf32");
   a.push_back(tf32);
   if (auto_threads > 0) {
