@@ -3,9 +3,11 @@
 // transfer (bytes normalized on the device) against the float path, run on the CPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "core/device.h"
 #include "data/augment.h"
 #include "data/device_feed.h"
 #include "data_util.h"
@@ -103,7 +105,15 @@ TEST(ExplainData, TheDataWaitIsARowOfTheStepOfItsMeasuredSize) {
   m.max_steps = 6;
   m.min_time_s = 0.0;
   m.max_time_s = 5.0;
-  constexpr double kDelay = 0.060;  // the loader's time per batch, one thread
+  // The loader's time per batch (one thread) must dwarf the model's own step, so that the loader sets
+  // the pace: at least 60 ms, and 8 times the model's step measured alone first. On an idle machine the
+  // step takes a few milliseconds. Beside another 2-thread benchmark on 2 cores, with 2 intra-op threads
+  // of its own, it took 166 ms in some runs and a few in others (its threads wait for each other at
+  // every operator); one intra-op thread keeps it short.
+  configure_threads(1);
+  const Record bare = measure_workload(c, m, [&] { return make_workload(c); });
+  ASSERT_TRUE(bare.ok()) << bare.error;
+  const double kDelay = std::max(0.060, 8.0 * bare.step_time_s.median);
   const Record step = measure_workload(c, m, [&] { return std::make_unique<SlowlyFed>(make_workload(c), kDelay); });
   ASSERT_TRUE(step.ok()) << step.error;
   ASSERT_TRUE(step.data.has_value());
