@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/device.h"
 #include "core/flops.h"
 #include "ops/explain.h"
 #include "ops/layers.h"
@@ -327,7 +328,10 @@ TEST(Explain, TinyModelEndToEnd) {
   Case c = parse_case("convnet:channels=8,depth=2,image=8,variant=separable:b2:fp32:nchw:cpu");
   validate_case(c);
   // Medians of 9 or more samples each, the step's and every phase's: one sample slowed by another test's
-  // load (ctest -j) moves none of them, where the median of 2 could be 10 times the step.
+  // load (ctest -j) moves none of them, where the median of 2 could be 10 times the step. One intra-op
+  // thread: beside another 2-thread benchmark on 2 cores, two threads waiting for each other at every
+  // operator made the layers timed alone 49 ms against an 11 ms step.
+  configure_threads(1);
   MeasureSettings m = quick();
   m.min_steps = 9;
   m.min_time_s = 0.05;
