@@ -10,6 +10,9 @@
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
 #include "results/printer_memory.h"
+#include "results/memory_info.h"
+
+#include <nlohmann/json.hpp>
 
 namespace trainbench {
 namespace {
@@ -255,6 +258,30 @@ TEST(MaxBatchNear, AWrongAimStillFindsTheExactLimit) {
   }
 }
 
+// Within 10%, as `memory` confirms a held size: the batch found trains and lies within the issue's
+// goal of the exact answer (10% of it, or 1), never costs more tries than the exact search, and a
+// prediction at most 10% below the answer costs two tries (it trains; one 10% above it does not).
+TEST(MaxBatchNear, WithinAToleranceEndsOnceTheAnswerIsWithinIt) {
+  for (int64_t limit : {1, 2, 9, 37, 69, 100, 374, 1000}) {
+    for (int64_t predicted : {1, 5, 30, 36, 38, 45, 59, 62, 90, 110, 354, 2000}) {
+      FakeDevice dev{limit, {}};
+      const MaxBatchResult m = find_max_batch_near(base_case(), predicted, 0, 1 << 20, std::ref(dev), {}, 0.10);
+      const std::string at = "limit " + std::to_string(limit) + " predicted " + std::to_string(predicted);
+      EXPECT_LE(m.largest, limit) << at;
+      EXPECT_LE(static_cast<double>(limit - m.largest), std::max(1.0, 0.10 * static_cast<double>(limit))) << at;
+      FakeDevice exact{limit, {}};
+      (void)find_max_batch_near(base_case(), predicted, 0, 1 << 20, std::ref(exact));
+      EXPECT_LE(dev.tried.size(), exact.tried.size()) << at;
+      std::vector<int64_t> sorted = dev.tried;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << at;
+      if (predicted <= limit && static_cast<double>(predicted) * 1.10 >= static_cast<double>(limit)) {
+        EXPECT_EQ(dev.tried.size(), 2u) << at;
+      }
+    }
+  }
+}
+
 // A fake device whose tensor peak is 1000 + 300 b and whose footprint is 5000 + 400 b bytes.
 Record fake_memory_case(const Case& c) {
   Record r;
@@ -289,6 +316,117 @@ TEST(MemoryEstimate, FitsTheMeasuredBatchesAndPredictsPerSize) {
   EXPECT_EQ(m.predictions[1].largest_batch, 0);
   EXPECT_EQ(m.requested_batch, 16);
   EXPECT_FALSE(m.assumptions.empty());
+}
+
+// A size tried under itself as a memory limit, on a fake heap that makes do with less slack near a
+// limit than without one (as glibc's does, docs/memory.md): measured without a limit its footprint is
+// 5000 + 400 b (fake_memory_case), under a limit L the case trains while 5000 + 300 b <= L. For 13000
+// bytes the line predicts (13000 - 5000) / 400 = 20, while the batches that train under it go up to
+// (13000 - 5000) / 300 = 26: the line alone is 23% low. Tried within 10%, the answer must be a batch
+// that trained under it at most max(1, 10% of 26) below 26, with the batch that ran out above 26 and
+// the line's 20 kept. 1000 bytes trains nothing: batch 1 runs out under it.
+TEST(MemoryEstimate, ASizeTriedUnderItselfTakesWhatTrainedThere) {
+  MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000, 1000, 99000}, 0, fake_memory_case);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  const size_t fit_tries = e.tries.size();
+  std::vector<std::pair<int64_t, int64_t>> runs;  // (batch, limit)
+  try_under_sizes(e, base_case(), {13000, 1000}, 0.10, [&](const Case& c, int64_t limit) {
+    runs.emplace_back(c.batch, limit);
+    Record r = fake_memory_case(c);
+    r.memory->footprint_peak_bytes = 5000 + 300 * c.batch;
+    if (r.memory->footprint_peak_bytes > limit) {
+      r.status = Status::oom;
+      r.memory.reset();
+    }
+    return r;
+  });
+  EXPECT_TRUE(e.try_failure.empty()) << e.try_failure;
+  ASSERT_EQ(e.tries.size(), fit_tries + runs.size());
+  const int64_t answer = (13000 - 5000) / 300;  // 26
+  for (const MemoryInfo* m : {&*e.summary.memory, &*e.tries[e.carrier].memory}) {
+    ASSERT_EQ(m->predictions.size(), 3u);
+    const MemoryPrediction& p = m->predictions[0];
+    EXPECT_EQ(p.line_batch, 20);
+    EXPECT_LE(p.trained_under_limit, answer);
+    EXPECT_LE(static_cast<double>(answer - p.trained_under_limit), std::max(1.0, 0.10 * answer));
+    EXPECT_GT(p.out_of_memory_under_limit, answer);
+    EXPECT_EQ(p.largest_batch, p.trained_under_limit);
+    EXPECT_EQ(p.largest_batch_low, p.trained_under_limit);
+    EXPECT_EQ(p.largest_batch_high, p.out_of_memory_under_limit - 1);
+    // 1000 bytes: not even batch 1 trains under it.
+    EXPECT_EQ(m->predictions[1].largest_batch, 0);
+    EXPECT_EQ(m->predictions[1].trained_under_limit, 0);
+    EXPECT_EQ(m->predictions[1].out_of_memory_under_limit, 1);
+    // 99000 was not among the sizes to try: the line's alone.
+    EXPECT_EQ(m->predictions[2].largest_batch, (99000 - 5000) / 400);
+    EXPECT_EQ(m->predictions[2].trained_under_limit, 0);
+    EXPECT_EQ(m->predictions[2].out_of_memory_under_limit, 0);
+    EXPECT_NE(m->assumptions.find("tried under themselves as a memory limit"), std::string::npos) << m->assumptions;
+  }
+  // Each try ran under its own size, the smaller size first; every try is kept.
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs.front().second, 1000);
+  EXPECT_EQ(runs.back().second, 13000);
+  const std::string printed = print_memory(e.summary);
+  EXPECT_NE(printed.find("tried under it (line: 20)"), std::string::npos) << printed;
+  // In a results file: the same back; a try that ran out at or below the one that trained is refused.
+  EXPECT_EQ(memory_to_json(memory_from_json(memory_to_json(*e.summary.memory))), memory_to_json(*e.summary.memory));
+  nlohmann::json bad = memory_to_json(*e.summary.memory);
+  bad["predictions"][0]["out_of_memory_under_limit"] = e.summary.memory->predictions[0].trained_under_limit;
+  EXPECT_THROW(memory_from_json(bad), std::runtime_error);
+  bad = memory_to_json(*e.summary.memory);
+  bad["predictions"][0]["largest_batch"] = e.summary.memory->predictions[0].line_batch;
+  EXPECT_THROW(memory_from_json(bad), std::runtime_error);
+}
+
+// Under --memory-limit the measuring already ran under the size: a batch that ran out there (8) bounds
+// the tries, even where a later run of it might have trained (near a limit the same batch can flip), so
+// the answer never contradicts a record of the same file.
+TEST(MemoryEstimate, ABatchThatRanOutUnderTheSizeWhileMeasuringBoundsTheTries) {
+  const auto measured_under = [](const Case& c) {
+    Record r = fake_memory_case(c);
+    r.memory_limit_bytes = 13000;
+    if (c.batch >= 8) {
+      r.status = Status::oom;
+      r.memory.reset();
+    }
+    return r;
+  };
+  MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, measured_under);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  std::vector<int64_t> tried;
+  try_under_sizes(e, base_case(), {13000}, 0.10, [&](const Case& c, int64_t limit) {
+    tried.push_back(c.batch);
+    Record r = fake_memory_case(c);
+    r.memory_limit_bytes = limit;
+    if (c.batch > 26) r.status = Status::oom;
+    return r;
+  });
+  for (int64_t b : tried) EXPECT_LT(b, 8);
+  const MemoryPrediction& p = e.summary.memory->predictions.at(0);
+  EXPECT_EQ(p.out_of_memory_under_limit, 8);
+  EXPECT_GE(p.trained_under_limit, 7 - std::max<int64_t>(1, 7 / 10));
+  EXPECT_LT(p.trained_under_limit, 8);
+}
+
+// An error while trying ends the trying: the size keeps the line's prediction and the failure says
+// where; the tries so far are kept.
+TEST(MemoryEstimate, AnErrorUnderASizeKeepsTheLinesPrediction) {
+  MemoryEstimate e = estimate_memory(base_case(), {2, 4, 8}, {13000}, 0, fake_memory_case);
+  ASSERT_TRUE(e.fitted) << e.failure;
+  const size_t fit_tries = e.tries.size();
+  try_under_sizes(e, base_case(), {13000}, 0.10, [&](const Case& c, int64_t) {
+    Record r = fake_memory_case(c);
+    if (c.batch > 20) {
+      r.status = Status::error;
+      r.error = "killed";
+    }
+    return r;
+  });
+  EXPECT_NE(e.try_failure.find("killed"), std::string::npos) << e.try_failure;
+  EXPECT_EQ(e.tries.size(), fit_tries + 2);  // 20 trained, 23 failed
+  EXPECT_EQ(e.summary.memory->predictions[0].largest_batch, 20);
+  EXPECT_EQ(e.summary.memory->predictions[0].trained_under_limit, 0);
 }
 
 // `memory` measures near every size the machine holds: each size's predicted batch must lie within

@@ -444,7 +444,9 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
 // Without --memory-limit, a size the machine holds is refined for as under a limit: a batch near it
 // is measured (the machine has the memory; no limit is needed to measure there) and named in the
 // assumptions. 1200M is far past batches 1 and 2: their line (about 80 MiB a sample) puts it near
-// batch 15, more than 4 times the largest measured.
+// batch 15, more than 4 times the largest measured. Then the size is tried under itself as a memory
+// limit: its answer is a batch whose record trained under 1200M, and a batch at most 10% (or 1) above
+// it ran out of memory under 1200M, both read from the records themselves.
 TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
   const std::filesystem::path dir = test::temp_dir("memory", "refine");
   const std::string out = (dir / "m.json").string();
@@ -463,8 +465,54 @@ TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
     ASSERT_GE(r.memory->fit->batches.size(), 3u) << printed;
     EXPECT_GT(r.memory->fit->batches.back(), 2 * 4) << "the added batch lies beyond 4x the measured ones";
     EXPECT_NE(r.memory->assumptions.find("added so that the largest batch for"), std::string::npos) << r.memory->assumptions;
+    ASSERT_EQ(r.memory->predictions.size(), 1u);
+    const MemoryPrediction& p = r.memory->predictions[0];
+    const int64_t size = int64_t{1200} << 20;
+    bool trained = false, ran_out = false;
+    for (const auto& t : f.benchmarks) {
+      if (t.memory_limit_bytes == 0) continue;
+      EXPECT_EQ(t.memory_limit_bytes, size) << t.name;
+      trained = trained || (t.batch_size == p.trained_under_limit && t.status == Status::ok);
+      ran_out = ran_out || (t.batch_size == p.out_of_memory_under_limit && t.status == Status::oom);
+      if (t.status == Status::ok) EXPECT_LE(t.batch_size, p.trained_under_limit) << "a larger batch trained";
+      if (t.status == Status::oom) EXPECT_GE(t.batch_size, p.out_of_memory_under_limit) << "a smaller batch ran out";
+    }
+    EXPECT_TRUE(trained) << printed;
+    EXPECT_TRUE(ran_out) << printed;
+    EXPECT_EQ(p.largest_batch, p.trained_under_limit);
+    EXPECT_LE(static_cast<double>(p.out_of_memory_under_limit - 1 - p.trained_under_limit),
+              std::max(1.0, 0.10 * static_cast<double>(p.out_of_memory_under_limit - 1)));
   }
   EXPECT_TRUE(found) << printed;
+  std::filesystem::remove_all(dir);
+}
+
+// --line-only tries nothing under a size (every record ran without a limit, and the prediction is the
+// line's); --within takes a percentage, and with --line-only it would mean nothing: both refused.
+TEST(MemoryCli, LineOnlyTriesNothingUnderASize) {
+  const std::filesystem::path dir = test::temp_dir("memory", "line_only");
+  const std::string out = (dir / "m.json").string();
+  const test::CmdResult run = test::run_trainbench(
+      "memory --model convnet --set channels=8 --set depth=1 --set image=32 --measure-batches 1,2 --fits 300M"
+      " --line-only --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
+          out,
+      dir);
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  bool found = false;
+  for (const auto& r : read_results(out).benchmarks) {
+    EXPECT_EQ(r.memory_limit_bytes, 0) << r.name;
+    if (!r.memory || !r.memory->fit) continue;
+    found = true;
+    EXPECT_EQ(r.memory->predictions.at(0).trained_under_limit, 0);
+    EXPECT_EQ(r.memory->predictions.at(0).line_batch, 0);
+  }
+  EXPECT_TRUE(found) << run.out;
+  const test::CmdResult pct = test::run_trainbench("memory --model convnet --within 150", dir);
+  EXPECT_EQ(pct.code, 2);
+  EXPECT_NE(pct.err.find("--within"), std::string::npos) << pct.err;
+  const test::CmdResult both = test::run_trainbench("memory --model convnet --within 5 --line-only", dir);
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
   std::filesystem::remove_all(dir);
 }
 

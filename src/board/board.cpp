@@ -1,7 +1,9 @@
 #include "board/board.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -27,6 +29,21 @@ struct Keys {
 };
 
 Keys keys_of(const Record& r) { return {join_key(r, false), detail::sweep_key(r), family_of(r.model)}; }
+
+// The memory limit a stored case ran under, read from its record's text as the store wrote it (compact
+// JSON) without parsing the whole record: 0 when it ran under none, or the file was written before
+// records said so.
+int64_t memory_limit_of(const StoredCase& sc) {
+  static const std::string key = "\"memory_limit_bytes\":";
+  const size_t at = sc.record.find(key);
+  if (at == std::string::npos) return 0;
+  int64_t v = 0;
+  for (size_t i = at + key.size(); i < sc.record.size() && std::isdigit(static_cast<unsigned char>(sc.record[i])); ++i) {
+    if (v > (std::numeric_limits<int64_t>::max() - 9) / 10) return 0;  // not a size the record's rule allows
+    v = v * 10 + (sc.record[i] - '0');
+  }
+  return v;
+}
 
 Record parse_record(const StoredCase& c, const std::string& store) {
   try {
@@ -118,12 +135,22 @@ class ColumnReader {
     auto [m, fresh] = memory_row_of_.emplace(keys.workload, b_.memory.size());
     if (fresh) b_.memory.push_back({keys.workload, std::vector<BoardMemoryCell>(b_.columns.size())});
     BoardMemoryCell& mc = b_.memory[m->second].cells[col_];
-    if (sc.status == "ok") mc.largest_ok = std::max(mc.largest_ok, sc.batch_size);
-    if (sc.status == "oom" && (mc.smallest_oom == 0 || sc.batch_size < mc.smallest_oom)) mc.smallest_oom = sc.batch_size;
+    int64_t* largest_ok = &mc.largest_ok;
+    int64_t* smallest_oom = &mc.smallest_oom;
+    if (const int64_t limit = memory_limit_of(sc); limit > 0) {
+      auto at = std::find_if(mc.under_limit.begin(), mc.under_limit.end(),
+                             [&](const BoardMemoryCell::Bracket& k) { return k.limit_bytes >= limit; });
+      if (at == mc.under_limit.end() || at->limit_bytes != limit) at = mc.under_limit.insert(at, {limit, 0, 0});
+      largest_ok = &at->largest_ok;
+      smallest_oom = &at->smallest_oom;
+    }
+    if (sc.status == "ok") *largest_ok = std::max(*largest_ok, sc.batch_size);
+    if (sc.status == "oom" && (*smallest_oom == 0 || sc.batch_size < *smallest_oom)) *smallest_oom = sc.batch_size;
     if (rec && rec->memory && !rec->memory->predictions.empty()) {
       mc.predicted.clear();
       for (const auto& pr : rec->memory->predictions) {
-        mc.predicted.push_back({pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high});
+        mc.predicted.push_back({pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high,
+                                pr.trained_under_limit > 0});
       }
     }
   }
@@ -142,12 +169,17 @@ void tidy_memory(Board& b) {
   for (auto& m : b.memory) {
     for (auto& mc : m.cells) {
       if (mc.smallest_oom != 0 && mc.smallest_oom <= mc.largest_ok) mc.smallest_oom = 0;
+      for (auto& k : mc.under_limit) {
+        if (k.smallest_oom != 0 && k.smallest_oom <= k.largest_ok) k.smallest_oom = 0;
+      }
     }
   }
   b.memory.erase(std::remove_if(b.memory.begin(), b.memory.end(),
                                 [](const BoardMemoryRow& m) {
                                   return std::none_of(m.cells.begin(), m.cells.end(), [](const BoardMemoryCell& c) {
-                                    return c.smallest_oom != 0 || !c.predicted.empty();
+                                    return c.smallest_oom != 0 || !c.predicted.empty() ||
+                                           std::any_of(c.under_limit.begin(), c.under_limit.end(),
+                                                       [](const auto& k) { return k.smallest_oom != 0; });
                                   });
                                 }),
                  b.memory.end());

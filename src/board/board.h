@@ -64,10 +64,17 @@ struct BoardRow {
 
 // The largest batch one column trained or predicted for a workload.
 struct BoardMemoryCell {
-  int64_t largest_ok = 0;    // the largest batch that trained (0: none seen)
+  int64_t largest_ok = 0;    // the largest batch that trained without a memory limit (0: none seen)
   int64_t smallest_oom = 0;  // the smallest batch above it that ran out of memory (0: none seen)
+  // The same under each --memory-limit the cases ran under (Record::memory_limit_bytes), ascending:
+  // what trains under 4 GiB says nothing of what trains under 8 GiB.
+  struct Bracket {
+    int64_t limit_bytes = 0, largest_ok = 0, smallest_oom = 0;
+  };
+  std::vector<Bracket> under_limit;
   struct Predicted {
     int64_t size_bytes = 0, batch = 0, low = 0, high = 0;  // a `memory --fits` prediction
+    bool tried = false;  // the batch trained under the size itself (MemoryPrediction::trained_under_limit)
   };
   std::vector<Predicted> predicted;  // from the latest memory run with predictions
 };

@@ -65,8 +65,17 @@ std::string memory_text(const BoardMemoryCell& m) {
   std::vector<std::string> parts;
   if (m.smallest_oom == m.largest_ok + 1) parts.push_back(std::to_string(m.largest_ok));
   else if (m.smallest_oom) parts.push_back(fmt::format("{} \u2264 largest < {}", m.largest_ok, m.smallest_oom));
+  for (const auto& k : m.under_limit) {
+    if (k.smallest_oom == k.largest_ok + 1) {
+      parts.push_back(fmt::format("{} under {}", k.largest_ok, format_size(k.limit_bytes)));
+    } else if (k.smallest_oom) {
+      parts.push_back(
+          fmt::format("{} \u2264 largest < {} under {}", k.largest_ok, k.smallest_oom, format_size(k.limit_bytes)));
+    }
+  }
   for (const auto& p : m.predicted) {
-    std::string s = fmt::format("~{} at {}", p.batch, format_size(p.size_bytes));
+    // "~": from the fitted line; a batch that trained under the size itself is a measurement.
+    std::string s = fmt::format("{}{} at {}", p.tried ? "" : "~", p.batch, format_size(p.size_bytes));
     if (p.low || p.high) s += fmt::format(" [{}, {}]", p.low, p.high);
     parts.push_back(s);
   }
@@ -224,9 +233,19 @@ nlohmann::json board_model(const Board& b) {
     for (const auto& mc : m.cells) {
       nlohmann::json pred = nlohmann::json::array();
       for (const auto& p : mc.predicted) {
-        pred.push_back({{"size_bytes", p.size_bytes}, {"largest_batch", p.batch}, {"low", p.low}, {"high", p.high}});
+        pred.push_back({{"size_bytes", p.size_bytes},
+                        {"largest_batch", p.batch},
+                        {"low", p.low},
+                        {"high", p.high},
+                        {"tried", p.tried}});
       }
-      cells.push_back({{"largest_ok", mc.largest_ok}, {"smallest_oom", mc.smallest_oom}, {"predicted", pred},
+      nlohmann::json under = nlohmann::json::array();
+      for (const auto& k : mc.under_limit) {
+        under.push_back(
+            {{"limit_bytes", k.limit_bytes}, {"largest_ok", k.largest_ok}, {"smallest_oom", k.smallest_oom}});
+      }
+      cells.push_back({{"largest_ok", mc.largest_ok}, {"smallest_oom", mc.smallest_oom}, {"under_limit", under},
+                       {"predicted", pred},
                        {"text", memory_text(mc)}});
     }
     j["memory"].push_back({{"workload", m.workload}, {"cells", cells}});

@@ -140,7 +140,8 @@ CaseChild MeasureFlags::case_child(const std::vector<std::string>& more) const {
   c.flags = child_args();
   c.flags.insert(c.flags.end(), more.begin(), more.end());
   c.timeout_s = timeout_s;
-  c.memory_limited = !memory_limit.empty();
+  c.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
+  c.memory_limit_cpu_only = memory_limit_cpu_only;
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "memory/fit.h"
+#include "results/number_format.h"
 #include "results/printer_memory.h"
 #include "results/results_file.h"
 #include "runner/child.h"
@@ -134,6 +135,25 @@ int cmd_memory(MemoryOptions o) {
         },
         c.device.is_gpu() ? gpu_refine : refine, std::numeric_limits<int64_t>::max(), kMemoryReach, gpu_context);
     cap_by_measured_oom(e, limit);
+    if (!o.line_only && !interrupted) {
+      // The sizes the device holds, each tried under itself as a memory limit: near a limit the heap
+      // makes do with less slack than it takes without one (docs/memory.md), which no line sees.
+      try_under_sizes(e, c, c.device.is_gpu() ? gpu_refine : refine, o.within_pct / 100.0,
+                      [&](const Case& trial, int64_t size) {
+                        if (interrupted) return failed_record(trial, "interrupted");
+                        MeasureFlags under = o.measure;
+                        under.memory_limit = std::to_string(size);
+                        under.memory_limit_cpu_only = false;
+                        Record r = run_case_isolated(trial, under.case_child(), &interrupted);
+                        std::cerr << fmt::format("  batch {:>5} under {}: {}\n", trial.batch, format_size(size),
+                                                 to_string(r.status));
+                        return r;
+                      });
+      if (!e.try_failure.empty()) {
+        std::cerr << fmt::format("memory: {}\n", e.try_failure);
+        code = kExitFailure;
+      }
+    }
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
     if (e.fitted) {
       std::cout << print_memory(e.summary) << std::endl;

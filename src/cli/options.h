@@ -172,6 +172,8 @@ struct MemoryOptions : SweepFlags {
   std::string fits;                       // --fits 8G,16G; empty: the device's own and common sizes
   std::string measure_batches = "2,4,8";  // the batches measured for the fit
   std::string gpu_context;                // --gpu-context: outside a CUDA card's allocator (empty: the H100's)
+  double within_pct = 10.0;               // --within: each held size is tried under itself to within this
+  bool line_only = false;                 // --line-only: no size is tried under itself
   std::string output;
   MeasureFlags measure;
   StoreFlags store;

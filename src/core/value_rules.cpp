@@ -63,8 +63,7 @@ std::string size_text_problem(const std::string& text, int64_t* bytes) {
   else if (unit == "p" || unit == "pb" || unit == "pib")  // what format_bytes prints from 1024T up
     mult = k * k * k * k * k;
   if (mult == 0.0 || (unit.empty() && u > i)) return bad;  // a trailing space with no unit
-  // 2^60 bytes: any larger would overflow a byte count.
-  const std::string why = number_problem(v * mult, NumberRule{0.0, 1152921504606846976.0, true, false});
+  const std::string why = number_problem(v * mult, kMemorySizeBytes);
   if (!why.empty()) return shown + " " + (v * mult > 1.0 ? "must be at most 1024P" : "must be more than 0 bytes");
   if (bytes != nullptr) *bytes = static_cast<int64_t>(v * mult);
   return "";

@@ -21,6 +21,7 @@ struct NumberRule {
 constexpr NumberRule kSecondsPositive{0.0, 1e6, true, false};   // --max-time, --dist-timeout
 constexpr NumberRule kSeconds{0.0, 1e6, false, false};          // --min-time, --timeout (0: never), --grace, --op-time
 constexpr NumberRule kNoisePercent{0.0, 100.0, false, false};   // --max-noise
+constexpr NumberRule kSearchPercent{0.0, 100.0, false, false};  // memory --within
 constexpr NumberRule kStepCount{1.0, 1e9, false, true};         // --min-steps, --max-steps
 constexpr NumberRule kWarmupSteps{0.0, 1e9, false, true};       // --warmup
 constexpr NumberRule kThreadCount{0.0, 1024.0, false, true};    // --threads (0: one per core)
@@ -30,6 +31,9 @@ constexpr NumberRule kGemmSize{1.0, 1e6, false, true};          // peak --gemm-s
 constexpr NumberRule kProcessCount{1.0, 65536.0, false, true};  // launch --nproc, --nnodes
 constexpr NumberRule kNodeRank{0.0, 65535.0, false, true};      // launch --node-rank
 constexpr NumberRule kRunCount{1.0, 1e9, false, true};          // board --last
+// A memory size in bytes (--memory-limit, --fits, a record's memory_limit_bytes): at most 2^60 bytes
+// (1024P), since any larger would overflow a byte count.
+constexpr NumberRule kMemorySizeBytes{0.0, 1152921504606846976.0, true, false};
 // --max-image-pixels: a file whose header claims more pixels is skipped before anything is allocated
 // (default data::kMaxImagePixels, Pillow's refusal limit); a million megapixels is far beyond any photo.
 constexpr NumberRule kImagePixels{1.0, 1e12, false, true};

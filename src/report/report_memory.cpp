@@ -86,7 +86,8 @@ json memory_fit_model(const std::vector<ReportRun>& runs) {
                          {"y", static_cast<double>(p.size_bytes) / kMiB},
                          {"largest_batch", p.largest_batch}});
         if (p.largest_batch > 0) x_max = std::max(x_max, p.largest_batch + p.largest_batch / 10 + 1);
-        largest += fmt::format("{}{}: {}", largest.empty() ? "" : ", ", format_size(p.size_bytes), p.largest_batch);
+        largest += fmt::format("{}{}: {}{}", largest.empty() ? "" : ", ", format_size(p.size_bytes), p.largest_batch,
+                               p.trained_under_limit > 0 ? " (trained under it)" : "");
       }
       x_max = std::min<int64_t>(x_max, memory::kMaxPredictedBatch);
       // The fitted line across the whole axis: two points make it.
@@ -96,7 +97,7 @@ json memory_fit_model(const std::vector<ReportRun>& runs) {
                                         format_bytes(static_cast<int64_t>(std::llround(f.fixed_bytes))),
                                         format_bytes(static_cast<int64_t>(std::llround(f.per_sample_bytes))));
       if (!std::isnan(f.linearity_error)) {
-        caption += "; " + off_the_line(f) + (f.linear ? "" : " (NOT LINEAR: predictions are rough)");
+        caption += "; " + off_the_line(f) + (f.linear ? "" : " (NOT LINEAR: predictions from the line alone are rough)");
       }
       if (!largest.empty()) caption += "; largest batch per size: " + largest;
       out.push_back({{"title", case_label(run, r, runs.size() > 1)},

@@ -42,6 +42,14 @@ struct MemoryPrediction {
   // line, is its most likely value. Both 0 when the size lies within the measured batches.
   int64_t largest_batch_low = 0;
   int64_t largest_batch_high = 0;
+  // A size this machine holds, tried under it as a memory limit (`memory` without --memory-limit,
+  // docs/memory.md "Tried under the size"): the largest batch that trained under it and the smallest
+  // that ran out of memory (0: none did, the search reached its cap). largest_batch is then the batch
+  // that trained, largest_batch_low and _high the interval the tries leave (high: out_of_memory_batch
+  // - 1), and line_batch what the fitted line had predicted. All 0 when the size was not tried.
+  int64_t trained_under_limit = 0;
+  int64_t out_of_memory_under_limit = 0;
+  int64_t line_batch = 0;
 };
 
 // A CPU run's prediction for a CUDA card it did not run on (docs/memory.md, "A GPU you do not have"):

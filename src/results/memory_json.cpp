@@ -62,8 +62,23 @@ const std::vector<Field<MemoryPrediction>>& prediction_fields() {
       member_field<P>("margin_bytes", &P::margin_bytes).range(-kMaxBytes, kMaxBytes),
       bytes<P>("largest_batch_low", &P::largest_batch_low, Since::later),  // 0: within the measured batches
       bytes<P>("largest_batch_high", &P::largest_batch_high, Since::later),
+      bytes<P>("trained_under_limit", &P::trained_under_limit, Since::later),  // 0: not tried under it
+      bytes<P>("out_of_memory_under_limit", &P::out_of_memory_under_limit, Since::later),
+      bytes<P>("line_batch", &P::line_batch, Since::later),
   };
   return fields;
+}
+
+// The tries under a size leave the answer at or above the batch that trained and below the one that
+// ran out.
+void check_tried(const MemoryPrediction& p) {
+  if (p.trained_under_limit > 0 && p.out_of_memory_under_limit > 0 &&
+      p.out_of_memory_under_limit <= p.trained_under_limit) {
+    throw std::runtime_error("field \"out_of_memory_under_limit\": not above trained_under_limit");
+  }
+  if (p.trained_under_limit > 0 && p.largest_batch != p.trained_under_limit) {
+    throw std::runtime_error("field \"largest_batch\": not the batch that trained under the size");
+  }
 }
 
 nlohmann::json fit_to_json(const MemoryFit& f) { return detail::write_fields(fit_fields(), f); }
@@ -165,7 +180,7 @@ const std::vector<Field<MemoryInfo>>& memory_fields() {
       bytes<M>("loader_address_space_bytes", &M::loader_address_space_bytes, Since::later),  // 0: no loader
       bytes<M>("loader_peak_bytes", &M::loader_peak_bytes, Since::later),
       detail::optional_object<M>("fit", &M::fit, &fit_to_json, &fit_from_json),
-      items_field<M, MemoryPrediction>("predictions", &M::predictions, &prediction_fields),
+      items_field<M, MemoryPrediction>("predictions", &M::predictions, &prediction_fields, &check_tried),
       detail::optional_object<M>("gpu_target", &M::gpu_target, &gpu_target_to_json, &gpu_target_from_json),
       member_field<M>("requested_batch", &M::requested_batch, Since::later),
       member_field<M>("assumptions", &M::assumptions, Since::later),

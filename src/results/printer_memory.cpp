@@ -52,27 +52,52 @@ std::string print_fit(const MemoryInfo& m) {
   } else if (f.linear) {
     out += fmt::format("  linearity: ok ({})\n", off_the_line(f));
   } else {
-    out += fmt::format("  linearity: NOT LINEAR: {} (a workspace that grows in steps?); predictions are rough\n",
-                       off_the_line(f));
+    out += fmt::format(
+        "  linearity: NOT LINEAR: {} (a workspace that grows in steps?); predictions from the line alone are rough\n",
+        off_the_line(f));
   }
   if (m.predictions.empty()) return out;
   bool ranges = false;
   for (const auto& p : m.predictions) ranges = ranges || p.largest_batch_high > 0;
-  out += fmt::format("  {:>10}  {:>14}{}{}\n", "memory", "largest batch", ranges ? fmt::format("  {:>15}", "interval") : "",
+  // Where each answer comes from: tries under the size itself, the measured batches around it, or the
+  // line beyond them.
+  auto from = [](const MemoryPrediction& p) {
+    if (p.trained_under_limit > 0 || p.out_of_memory_under_limit > 0) {
+      return p.out_of_memory_under_limit > 0 ? fmt::format("tried under it (line: {})", p.line_batch)
+                                             : fmt::format("tried under it, none ran out (line: {})", p.line_batch);
+    }
+    return std::string(p.largest_batch_high > 0 ? "the line" : "measured batches");
+  };
+  // The last column is not padded: no line ends in spaces.
+  size_t from_width = 0;
+  if (m.requested_batch > 0) {
+    for (const auto& p : m.predictions) from_width = std::max(from_width, from(p).size());
+  }
+  out += fmt::format("  {:>10}  {:>14}{}  {:<{}}{}\n", "memory", "largest batch",
+                     ranges ? fmt::format("  {:>15}", "interval") : "", "from", from_width,
                      m.requested_batch > 0 ? fmt::format("  batch {}", m.requested_batch) : "");
   for (const auto& p : m.predictions) {
     std::string interval;
     if (ranges) {
       interval = fmt::format("  {:>15}", p.largest_batch_high > 0
                                              ? fmt::format("{} to {}", p.largest_batch_low, p.largest_batch_high)
-                                             : "measured");
+                                             : "-");
     }
     std::string verdict;
     if (p.requested_fits) {
-      verdict = *p.requested_fits ? fmt::format("  fits, {} to spare", format_bytes(p.margin_bytes))
-                                  : fmt::format("  does not fit, {} short", format_bytes(-p.margin_bytes));
+      // A try under the size settles it; between the tries, the line's margin is all there is.
+      const int64_t b = m.requested_batch;
+      if (p.trained_under_limit > 0 && b <= p.trained_under_limit) {
+        verdict = fmt::format("  fits: batch {} trained under it", p.trained_under_limit);
+      } else if (p.out_of_memory_under_limit > 0 && b >= p.out_of_memory_under_limit) {
+        verdict = fmt::format("  does not fit: batch {} ran out under it", p.out_of_memory_under_limit);
+      } else {
+        verdict = *p.requested_fits ? fmt::format("  fits, {} to spare", format_bytes(p.margin_bytes))
+                                    : fmt::format("  does not fit, {} short", format_bytes(-p.margin_bytes));
+      }
     }
-    out += fmt::format("  {:>10}  {:>14}{}{}\n", format_size(p.size_bytes), p.largest_batch, interval, verdict);
+    out += fmt::format("  {:>10}  {:>14}{}  {:<{}}{}\n", format_size(p.size_bytes), p.largest_batch, interval,
+                       from(p), from_width, verdict);
   }
   return out;
 }

@@ -88,6 +88,9 @@ struct Record {
   // The first measured steps were still slower than the rest (more than 10%): the warm-up ended before
   // the step time settled (a fixed --warmup, or a limit). nullopt (null): not measured.
   std::optional<bool> still_settling;
+  // The memory limit the case ran under (--memory-limit: RLIMIT_AS on a CPU, the caching allocator's
+  // cap on a GPU), in bytes; 0: none (or a file written before the field).
+  int64_t memory_limit_bytes = 0;
   double flops_per_step = 0.0;   // FLOPs per step: training per layer (core/flops.h); forward-only: forward
   double achieved_gflops = 0.0;  // flops_per_step / median / 1e9
   // achieved_gflops as % of the device's measured peak for this precision (PeakInfo::peak_for) (`trainbench peak`);

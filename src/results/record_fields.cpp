@@ -222,6 +222,9 @@ std::vector<Field<Record>> make_record_fields() {
           field("model_file_bytes", &Record::model_file_bytes, Since::later).range(0, 1e15).csv("model_file_bytes")),
       model_file_field(field("model_file_sha256", &Record::model_file_sha256, Since::later).csv("model_file_sha256")),
       field("still_settling", &Record::still_settling, Since::later).csv("still_settling"),
+      field("memory_limit_bytes", &Record::memory_limit_bytes, Since::later)
+          .range(0, kMemorySizeBytes.hi)  // 0: none
+          .csv("memory_limit_bytes"),
   };
 }
 

@@ -107,14 +107,23 @@ Record run_case_isolated(const Case& c, const CaseChild& child, bool* interrupte
   args.insert(args.end(), child.flags.begin(), child.flags.end());
   ChildOutcome out = run_child(args, child.timeout_s, child.give_up);
   *interrupted = out.interrupted;
-  if (out.have_record) return std::move(out.record);
+  const int64_t limit = child.limit_for(c);
+  if (out.have_record) {
+    out.record.memory_limit_bytes = limit;
+    return std::move(out.record);
+  }
   Record r = failed_record(c, out.failure);
   r.wall_time_s = out.wall_s;
-  if (child.memory_limited && (out.signal == SIGSEGV || out.signal == SIGBUS || out.signal == SIGABRT)) {
+  r.memory_limit_bytes = limit;
+  if (limit > 0 && (out.signal == SIGSEGV || out.signal == SIGBUS || out.signal == SIGABRT)) {
     r.status = Status::oom;
     r.error = out.failure + " under the memory limit (counted as out of memory)";
   }
   return r;
+}
+
+int64_t CaseChild::limit_for(const Case& c) const {
+  return memory_limit_cpu_only && c.device.is_gpu() ? 0 : memory_limit_bytes;
 }
 
 }  // namespace trainbench

@@ -29,13 +29,17 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s,
                        const std::function<std::string(pid_t)>& give_up = {});
 
 // How a case's child runs: the flags after `run-case DESCRIPTOR` (MeasureFlags::child_args and any
-// more), its wall-clock limit (0 = none), and whether it runs under a memory limit: a crash (SIGSEGV,
-// SIGBUS, SIGABRT) then counts as `oom`, since near RLIMIT_AS some libraries do not survive a failed
-// allocation; the error text keeps the signal.
+// more), its wall-clock limit (0 = none), and the memory limit its flags give it (0 = none): a crash
+// (SIGSEGV, SIGBUS, SIGABRT) of a case under it counts as `oom`, since near RLIMIT_AS some libraries
+// do not survive a failed allocation; the error text keeps the signal. The record carries the limit
+// its case ran under (Record::memory_limit_bytes).
 struct CaseChild {
   std::vector<std::string> flags;
   double timeout_s = 0.0;
-  bool memory_limited = false;
+  int64_t memory_limit_bytes = 0;
+  bool memory_limit_cpu_only = false;  // a GPU case runs without it (a suite's limit for its CPU cases)
+  // The limit case `c` runs under: memory_limit_bytes, or 0 for a GPU case when the limit is CPU-only.
+  int64_t limit_for(const Case& c) const;
   // Asked about twice a second while the child runs, with its pid: a non-empty answer ends the case at
   // once (the child's group is killed) as an error with that answer as its reason. A data-parallel
   // rank gives up a case that another rank has failed.

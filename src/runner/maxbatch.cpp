@@ -34,7 +34,20 @@ struct Probe {
   }
 };
 
+// The smallest batch above `fits` and below `too_big` whose training would end a search within
+// `within` (too_big - 1 - b <= tolerated_gap(b)); too_big - 1 when none below it would.
+int64_t closing_batch(int64_t fits, int64_t too_big, double within) {
+  int64_t b = std::max<int64_t>(fits + 1, static_cast<int64_t>(static_cast<double>(too_big - 1) / (1.0 + within)) - 1);
+  while (b < too_big - 1 && b + tolerated_gap(b, within) < too_big - 1) ++b;
+  return b;
+}
+
 }  // namespace
+
+int64_t tolerated_gap(int64_t batch, double within) {
+  if (within <= 0.0 || batch <= 0) return 0;
+  return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(batch) * within));
+}
 
 MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch,
                               const std::function<Record(const Case&)>& run_one) {
@@ -67,7 +80,8 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 }
 
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim) {
+                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim,
+                                   double within) {
   MaxBatchResult out;
   Probe p{base, run_one, out, std::max<int64_t>(0, known_fits)};
   auto attempt = [&](int64_t batch) { return p.attempt(batch); };
@@ -86,7 +100,9 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
   constexpr int64_t kLongestStepDown = 2;  // then the batch that ran out was not near the limit: bisect
   bool bisect_next = false;                // the last aimed try left more than half the bracket
   while (going) {
-    if (too_big != 0 && too_big - fits <= 1) break;  // bracketed: fits trains, fits + 1 does not
+    // Bracketed: fits trains, and the answer lies within the tolerated gap above it (exact: fits + 1
+    // does not train).
+    if (too_big != 0 && too_big - 1 - fits <= tolerated_gap(fits, within)) break;
     if (too_big == 0 && fits >= max_batch) {
       out.hit_limit = true;
       break;
@@ -99,7 +115,8 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
       // that trained: a line through two batches whose footprints barely differ (a GPU's convolution
       // search picking smaller workspaces as the batch grows) aims anywhere, and a try far above
       // the limit teaches nothing a doubling would not.
-      const int64_t b = std::max(aimed, fits + up_step);
+      // Within a tolerance, the least step is the one whose running out of memory ends the search.
+      const int64_t b = std::max(aimed, fits + std::max(up_step, tolerated_gap(fits, within) + 1));
       if (aimed <= 0 || ++aimed_up >= 2) up_step *= 2;
       const int64_t furthest = std::max(2 * fits, fits + 1);
       going = attempt(std::min({b, furthest, max_batch}));
@@ -113,11 +130,12 @@ MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t 
       // The line knows nothing of the batches that ran out of memory: it counts only inside the bracket.
       going = attempt(aimed);
       bisect_next = (too_big - fits) * 2 > width;
-    } else if (stepping_down && down_step <= kLongestStepDown && too_big - down_step > fits) {
+    } else if (stepping_down && down_step <= kLongestStepDown &&
+               std::min(too_big - down_step, closing_batch(fits, too_big, within)) > fits) {
       // The batch that ran out was aimed near the limit: the limit is likely just below it; step down
-      // from it by 1, then 2.
+      // from it by 1, then 2 (within a tolerance, at least to the batch whose training ends the search).
       bisect_next = false;
-      going = attempt(too_big - down_step);
+      going = attempt(std::min(too_big - down_step, closing_batch(fits, too_big, within)));
       down_step *= 2;
     } else {
       bisect_next = false;

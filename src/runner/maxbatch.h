@@ -39,7 +39,16 @@ using AimFn = std::function<int64_t(const std::vector<Record>& tries)>;
 //   just above it); otherwise a bisection.
 // `known_fits` is a batch already known to train (0: none): the search never goes below it. An exact
 // prediction costs two tries (predicted trains, predicted + 1 does not).
+// `within` > 0 (a fraction): the search ends once the largest batch that trained, b, lies within
+// tolerated_gap(b, within) below the answer (the smallest batch that ran out, less one); each step up
+// is then at least that gap plus one, and each step down reaches at least the batch whose training
+// would end it. `largest` is then a batch that trains, at most that gap below the exact answer.
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim = {});
+                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim = {},
+                                   double within = 0.0);
+
+// How far below the answer a batch b that trains may lie for a search `within` a fraction:
+// floor(within x b), at least 1; 0 when within is 0 (exact) or b is 0.
+int64_t tolerated_gap(int64_t batch, double within);
 
 }  // namespace trainbench

@@ -71,6 +71,14 @@ int prepare_child_process(const Case& c, const ChildSettings& s) {
     auto y = torch::conv2d(x, w, {}, 1, 1);
     (void)b.sum().item<float>();
     (void)y.sum().item<float>();
+    // An intra-op (OpenMP) worker sets up its thread count the first time an operator asks for it
+    // there, and LibTorch 1.13 then rebuilds its pthreadpool from that worker. Done first under a
+    // memory limit, that hung: mobilenet_v2 under 700M waited forever in adaptive_avg_pool2d's mean,
+    // its worker parked in pthreadpool_create. A parallel reduction (the mean over a map's height and
+    // width, and a whole-tensor sum) starts the workers and makes each ask, here, before the limit.
+    auto maps = torch::ones({4, 64, 32, 32});
+    (void)maps.mean({2, 3}).sum().item<float>();
+    (void)maps.sum().item<float>();
   }
   // RLIMIT_AS would also cap a GPU runtime's huge virtual mappings: a CPU case's limit is its address
   // space, a GPU case's what the caching allocator may reserve on the card.

@@ -8,6 +8,7 @@
 
 #include "memory/fit.h"
 #include "results/number_format.h"
+#include "runner/maxbatch.h"
 
 namespace trainbench {
 
@@ -253,7 +254,7 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   }
   const Lines lines = fit_lines(pts, measured.hidden, base.device);
   // The fit rides on the record of the largest batch on the line.
-  size_t carrier = 0;
+  size_t& carrier = out.carrier;
   for (size_t i = 0; i < out.tries.size(); ++i) {
     if (out.tries[i].status == Status::ok && out.tries[i].batch_size == lines.footprint.batches.back()) carrier = i;
   }
@@ -279,6 +280,78 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
   out.summary = out.tries[carrier];
   out.fitted = true;
   return out;
+}
+
+void try_under_sizes(MemoryEstimate& e, const Case& base, const std::vector<int64_t>& sizes, double within,
+                     const std::function<Record(const Case&, int64_t)>& run_under) {
+  if (!e.fitted) return;
+  std::vector<int64_t> order = sizes;
+  std::sort(order.begin(), order.end());
+  std::vector<int64_t> tried;  // the sizes whose search ended, for the assumptions
+  for (int64_t size : order) {
+    MemoryInfo& m = *e.summary.memory;
+    const auto p = std::find_if(m.predictions.begin(), m.predictions.end(),
+                                [&](const MemoryPrediction& q) { return q.size_bytes == size; });
+    if (p == m.predictions.end() || p->trained_under_limit > 0 || p->out_of_memory_under_limit > 0) continue;
+    // What the measuring already ran under this very size (--memory-limit): near a limit the same
+    // batch may train in one run and not in the next, so a batch that ran out bounds the search and
+    // one that trained is not tried again.
+    int64_t known_fits = 0, too_big = 0;
+    auto bracket = [&](const Record& t) {
+      if (t.status == Status::ok) known_fits = std::max(known_fits, t.batch_size);
+      if (t.status == Status::oom && (too_big == 0 || t.batch_size < too_big)) too_big = t.batch_size;
+    };
+    for (const auto& t : e.tries) {
+      if (t.memory_limit_bytes == size) bracket(t);
+    }
+    if (too_big != 0 && known_fits >= too_big) known_fits = 0;  // a run-to-run flip: trust neither side
+    const size_t first_try = e.tries.size();
+    // Each next try is aimed by the line through the latest batches that trained, these tries among them.
+    const AimFn aim = [&](const std::vector<Record>& tries) {
+      std::vector<Record> all(e.tries.begin(), e.tries.begin() + static_cast<std::ptrdiff_t>(first_try));
+      all.insert(all.end(), tries.begin(), tries.end());
+      return aim_batch(all, size);
+    };
+    const int64_t cap = too_big != 0 ? too_big - 1 : memory::kMaxPredictedBatch;
+    MaxBatchResult r;
+    if (cap >= 1) {
+      r = find_max_batch_near(
+          base, std::clamp<int64_t>(p->largest_batch, 1, cap), known_fits, cap,
+          [&](const Case& c) { return run_under(c, size); }, aim, within);
+    }
+    e.tries.insert(e.tries.end(), r.tries.begin(), r.tries.end());
+    if (!r.failure.empty()) {
+      e.try_failure = fmt::format("trying {} under it: {}", format_bytes(size), r.failure);
+      break;  // an error (or an interrupt) ends the trying, as it ends a search
+    }
+    for (const auto& t : r.tries) bracket(t);
+    MemoryPrediction q = *p;
+    q.line_batch = p->largest_batch;
+    q.trained_under_limit = r.largest;
+    q.out_of_memory_under_limit = too_big;
+    q.largest_batch = r.largest;
+    q.largest_batch_low = r.largest;
+    q.largest_batch_high = too_big > 0 ? too_big - 1 : r.largest;
+    if (m.requested_batch > 0) {
+      if (m.requested_batch <= r.largest) q.requested_fits = true;
+      if (too_big > 0 && m.requested_batch >= too_big) q.requested_fits = false;
+    }
+    tried.push_back(size);
+    for (MemoryInfo* mi : {&m, &*e.tries[e.carrier].memory}) {
+      for (auto& each : mi->predictions) {
+        if (each.size_bytes == size) each = q;
+      }
+    }
+  }
+  if (tried.empty()) return;
+  std::string names;
+  for (size_t i = 0; i < tried.size(); ++i) names += (i ? ", " : "") + format_bytes(tried[i]);
+  const std::string said = fmt::format(
+      "; {} tried under {} as a memory limit: the largest batch is one that trained under it, at most {:g}% (or 1) "
+      "below the smallest that ran out less one",
+      names, tried.size() == 1 ? "itself" : "themselves", 100.0 * within);
+  e.summary.memory->assumptions += said;
+  e.tries[e.carrier].memory->assumptions += said;
 }
 
 int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes) {

@@ -23,6 +23,8 @@ struct MemoryEstimate {
   // Batches that ran out of memory while measuring (a small limit), ascending: the fit then stands on
   // smaller batches, perhaps fewer than asked for. The record's memory.assumptions says so too.
   std::vector<int64_t> oom_batches;
+  size_t carrier = 0;       // the index in tries of the record that carries the fit (valid when fitted)
+  std::string try_failure;  // try_under_sizes: why a size's tries ended before its answer (an error)
 };
 
 // Measures `base` at each of `batches` (ascending) with `run_one`. A batch that runs out of memory
@@ -57,6 +59,16 @@ MemoryEstimate estimate_memory(const Case& base, const std::vector<int64_t>& bat
                                int64_t max_refine_batch = std::numeric_limits<int64_t>::max(),
                                double reach = kMaxExtrapolation,
                                std::optional<int64_t> gpu_context_bytes = std::nullopt);
+
+// Each of `sizes` that has a prediction (smallest first), tried under itself as a memory limit with
+// `run_under(case, size)`: find_max_batch_near from the line's predicted batch, `within` a fraction
+// (0: exact), aimed by aim_batch. Its prediction (in the summary and in the record that carries the
+// fit) then holds the largest batch that trained under the size, the smallest that ran out, and the
+// line's prediction (MemoryPrediction::trained_under_limit); the tries are appended to e.tries and
+// the assumptions say so. An error in a try ends it: try_failure says where, and the sizes not tried
+// keep the line's prediction.
+void try_under_sizes(MemoryEstimate& e, const Case& base, const std::vector<int64_t>& sizes, double within,
+                     const std::function<Record(const Case&, int64_t)>& run_under);
 
 // The largest batch for `size_bytes` on the line through the footprints of the two largest batches
 // that trained among `tries` (ok records with memory), with the tensors' slope when the footprint rose
