@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks `memory --fits` (no limit) against `maxbatch --memory-limit` of the same size, per workload and
-size, on this machine's CPU: the table of docs/memory.md ("How close the predictions come"). Each
-`memory` run fits its line (refined for the largest size this machine holds) and predicts every size;
+size, on this machine's CPU: the table of docs/memory.md ("Every held size"). Each `memory` run fits
+its line (refined near each size this machine holds), predicts every size, and tries each held size
+under itself as a memory limit to within 10% (its default; the line's own figure is shown beside it);
 each `maxbatch` finds the largest batch that trains under the limit by measuring (a search a failed
 try cut short shows "None"). Both run on their default heap (glibc's, `--allocator system`) and the
 build given; the results files' contexts name both. Stdlib only.
@@ -58,11 +59,12 @@ def main():
         mem = os.path.join(a.out, f"memory_{w}.json")
         code, secs = run([a.trainbench, "memory", "--model", w, *extra, "--fits", a.sizes, *FAST, "-o", mem],
                          os.path.join(a.out, f"memory_{w}.log"))
-        predicted = {}
+        predicted, line = {}, {}
         if code == 0:
             for r in json.load(open(mem))["benchmarks"]:
                 for p in (r.get("memory") or {}).get("predictions") or []:
                     predicted[p["size_bytes"]] = p["largest_batch"]
+                    line[p["size_bytes"]] = p.get("line_batch") or p["largest_batch"]
         print(f"{w}: memory exit {code} in {secs:.0f} s", file=sys.stderr, flush=True)
         for s in sizes:
             out = os.path.join(a.out, f"maxbatch_{w}_{s}.json")
@@ -80,13 +82,13 @@ def main():
             size_bytes = int(s[:-1]) << {"M": 20, "G": 30}[s[-1]]
             pred = predicted.get(size_bytes)
             off = f"{100.0 * (pred - found) / found:+.0f}%" if pred and found else "-"
-            rows.append((w, s, pred, found, off))
-            print(f"{w} {s}: predicted {pred}, maxbatch {found} ({off}), maxbatch {secs:.0f} s",
-                  file=sys.stderr, flush=True)
-    print("| workload | size | `memory --fits` predicted | `maxbatch` found | off |")
-    print("|---|---|---:|---:|---:|")
-    for w, s, pred, found, off in rows:
-        print(f"| {w} {' '.join(WORKLOADS[w][1::2])} | {s} | {pred} | {found} | {off} |")
+            rows.append((w, s, pred, line.get(size_bytes), found, off))
+            print(f"{w} {s}: predicted {pred} (line {line.get(size_bytes)}), maxbatch {found} ({off}), "
+                  f"maxbatch {secs:.0f} s", file=sys.stderr, flush=True)
+    print("| workload | size | `memory --fits` answer | its line alone | `maxbatch` found | off |")
+    print("|---|---|---:|---:|---:|---:|")
+    for w, s, pred, ln, found, off in rows:
+        print(f"| {w} {' '.join(WORKLOADS[w][1::2])} | {s} | {pred} | {ln} | {found} | {off} |")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,8 @@ std::vector<HistoryPoint> series(std::mt19937_64& rng, int n, double sigma, doub
                                  double step = 1.0) {
   std::normal_distribution<double> z(0.0, 1.0);
   std::vector<HistoryPoint> s;
-  for (int i = 0; i < n; ++i) s.push_back({100.0 * (at >= 0 && i >= at ? step : 1.0) * std::exp(sigma * z(rng)), claimed});
+  for (int i = 0; i < n; ++i)
+    s.push_back({100.0 * (at >= 0 && i >= at ? step : 1.0) * std::exp(sigma * z(rng)), claimed});
   return s;
 }
 
@@ -80,14 +81,16 @@ TEST(BoardHistory, PureNoiseRaisesNoFlagAcrossManySeeds) {
   for (const double sigma : {0.005, 0.02, 0.05}) {
     std::mt19937_64 rng(1000 + static_cast<int>(sigma * 1e4));
     int flagged = 0;
-    for (int seed = 0; seed < 2000; ++seed) flagged += static_cast<int>(detect_changes(series(rng, 40, sigma, sigma)).changes.size());
+    for (int seed = 0; seed < 2000; ++seed)
+      flagged += static_cast<int>(detect_changes(series(rng, 40, sigma, sigma)).changes.size());
     EXPECT_EQ(flagged, 0) << "sigma " << sigma;
     std::exponential_distribution<double> e(1.0);
     std::bernoulli_distribution sign(0.5);
     for (int seed = 0; seed < 2000; ++seed) {
       std::vector<HistoryPoint> s;
       // Laplace with standard deviation sigma: scale sigma / sqrt(2).
-      for (int i = 0; i < 40; ++i) s.push_back({100.0 * std::exp((sign(rng) ? 1 : -1) * e(rng) * sigma / std::sqrt(2.0)), sigma});
+      for (int i = 0; i < 40; ++i)
+        s.push_back({100.0 * std::exp((sign(rng) ? 1 : -1) * e(rng) * sigma / std::sqrt(2.0)), sigma});
       laplace_flags += static_cast<int>(detect_changes(s).changes.size());
     }
   }
@@ -278,6 +281,18 @@ TEST(Board, TheLargestBatchComesFromBracketsAndPredictions) {
   oom128.name = "resnet18:b128:fp32:nchw:cpu";
   f.benchmarks = {ok, oom, oom128};
   store->add(f);
+  // A second run on m under --memory-limit 4G: 150 trains there, 151 does not. Merged with the run
+  // without a limit it would read "98 <= largest < 99" broken by a 150 that trained; it is its own.
+  ResultsFile f4 = f;
+  f4.context.start_time = "2026-12-06T06:00:00Z";
+  Record ok4 = ok, oom4 = oom;
+  ok4.batch_size = 150;
+  ok4.name = "resnet18:b150:fp32:nchw:cpu";
+  oom4.batch_size = 151;
+  oom4.name = "resnet18:b151:fp32:nchw:cpu";
+  ok4.memory_limit_bytes = oom4.memory_limit_bytes = int64_t{4} << 30;
+  f4.benchmarks = {ok4, oom4};
+  store->add(f4);
   // A memory run on machine n with a prediction for 4 GiB, an interval around it.
   ResultsFile g = read_results(kData + "/report_cpu.json");
   g.context.hostname = "n";
@@ -298,12 +313,16 @@ TEST(Board, TheLargestBatchComesFromBracketsAndPredictions) {
   ASSERT_EQ(b.memory[0].cells.size(), 2u);
   EXPECT_EQ(b.memory[0].cells[0].largest_ok, 98);
   EXPECT_EQ(b.memory[0].cells[0].smallest_oom, 99);
+  ASSERT_EQ(b.memory[0].cells[0].under_limit.size(), 1u);
+  EXPECT_EQ(b.memory[0].cells[0].under_limit[0].limit_bytes, int64_t{4} << 30);
+  EXPECT_EQ(b.memory[0].cells[0].under_limit[0].largest_ok, 150);
+  EXPECT_EQ(b.memory[0].cells[0].under_limit[0].smallest_oom, 151);
   ASSERT_EQ(b.memory[0].cells[1].predicted.size(), 1u);
   EXPECT_EQ(b.memory[0].cells[1].predicted[0].batch, 181);
   EXPECT_EQ(b.memory[0].cells[1].predicted[0].low, 150);
   EXPECT_EQ(b.memory[0].cells[1].predicted[0].high, 200);
   const nlohmann::json j = nlohmann::json::parse(board_json(b));
-  EXPECT_EQ(j["memory"][0]["cells"][0]["text"], "98");
+  EXPECT_EQ(j["memory"][0]["cells"][0]["text"], "98; 150 under 4 GiB");
   EXPECT_NE(j["memory"][0]["cells"][1]["text"].get<std::string>().find("~181"), std::string::npos);
 }
 
@@ -342,7 +361,8 @@ TEST(Board, CsvHasALinePerMeasuredCellAndJsonTheWholeBoard) {
 TEST(BoardCli, ATableFromTheStoreAndBadInputRefused) {
   const fs::path dir = temp_dir("board", "cli");
   const std::string store = " --store " + (dir / "s.sqlite").string();
-  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json " + kData + "/report_gpu.json" + store, dir).code, 0);
+  ASSERT_EQ(
+      run_trainbench("store import " + kData + "/report_cpu.json " + kData + "/report_gpu.json" + store, dir).code, 0);
   const auto md = run_trainbench("board" + store + " --baseline cpu", dir);
   ASSERT_EQ(md.code, 0) << md.err;
   EXPECT_NE(md.out.find("| resnet18:b2:fp32:nchw (images/s) | 20.0 | 60.0 (3.00\u00d7 \u25B2) |"), std::string::npos)
@@ -354,7 +374,8 @@ TEST(BoardCli, ATableFromTheStoreAndBadInputRefused) {
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_EQ(test::slurp(dir / "b.csv").rfind("case,model,batch_size,", 0), 0u);
 
-  EXPECT_TRUE(refused(run_trainbench("board" + store + " --baseline rocm", dir), {"--baseline 'rocm' names no column"}));
+  EXPECT_TRUE(
+      refused(run_trainbench("board" + store + " --baseline rocm", dir), {"--baseline 'rocm' names no column"}));
   EXPECT_TRUE(refused(run_trainbench("board" + store + " --format html", dir), {"-o FILE.html"}));
   EXPECT_TRUE(refused(run_trainbench("board" + store + " --format xls", dir), {"xls"}));
   EXPECT_TRUE(refused(run_trainbench("board" + store + " --last 0", dir), {"--last"}));

@@ -50,7 +50,7 @@ TEST(FieldTables, CsvHeaderIsThePublishedOne) {
       "energy_source,data_source,data_wait_share,data_verdict,model_flops_per_step,hardware_flops_per_step,mfu,"
       "hfu,memory_peak_bytes,memory_parameters_bytes,memory_gradients_bytes,memory_optimizer_bytes,"
       "memory_fixed_bytes,memory_activations_bytes_per_sample,memory_max_rss_bytes,data_median_copy_s,"
-      "data_transfer,model_file_bytes,model_file_sha256,still_settling\n";
+      "data_transfer,model_file_bytes,model_file_sha256,still_settling,memory_limit_bytes\n";
   EXPECT_EQ(print_csv({}), published);
   // Every column has a cell: a default record's row has as many cells as the header has names.
   const std::string csv = print_csv({Record{}});

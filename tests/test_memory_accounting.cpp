@@ -397,6 +397,23 @@ TEST(MemorySize, PrintedAsPeopleWriteThem) {
   }
 }
 
+// `memory ARGS` on a tiny model: one step per batch, no noise target, into a fresh folder's m.json.
+struct MemoryRun {
+  std::filesystem::path dir;
+  std::string out;  // the results file
+  test::CmdResult cmd;
+  std::string printed;  // its stdout and stderr
+};
+MemoryRun run_memory(const std::string& tag, const std::string& args) {
+  MemoryRun m;
+  m.dir = test::temp_dir("memory", tag);
+  m.out = (m.dir / "m.json").string();
+  m.cmd = test::run_trainbench(
+      "memory " + args + " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " + m.out, m.dir);
+  m.printed = m.cmd.out + m.cmd.err;
+  return m;
+}
+
 TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
   const test::CmdResult r =
       test::run_trainbench("memory --model resnet18 --fits 8G,8X", test::temp_dir("memory", "bad_size"));
@@ -411,16 +428,12 @@ TEST(MemoryCli, ABadSizeIsOneLineAndExitTwo) {
 // activations, 32 channels of 224x224 floats several times over), more than 300M, while batches 1 and
 // 2 stay more than 150 MiB below it.
 TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
-  const std::filesystem::path dir = test::temp_dir("memory", "adapt");
-  const std::string out = (dir / "m.json").string();
-  const test::CmdResult run = test::run_trainbench(
-      "memory --model convnet --set channels=32 --set depth=2 --set image=224 --memory-limit 300M"
-      " --measure-batches 1,2,8 --fits 300M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-          out,
-      dir);
-  const std::string printed = run.out + run.err;
-  ASSERT_EQ(run.code, 0) << printed;
-  const ResultsFile f = read_results(out);
+  const MemoryRun m = run_memory("adapt",
+                                 "--model convnet --set channels=32 --set depth=2 --set image=224 --memory-limit 300M "
+                                 "--measure-batches 1,2,8 --fits 300M");
+  const std::string& printed = m.printed;
+  ASSERT_EQ(m.cmd.code, 0) << printed;
+  const ResultsFile f = read_results(m.out);
   std::vector<int64_t> oom, fitted;
   for (const auto& r : f.benchmarks) {
     ASSERT_NE(r.status, Status::error) << r.name << ": " << r.error;
@@ -438,7 +451,7 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
     if (!r.memory || r.memory->predictions.empty()) continue;
     EXPECT_LT(r.memory->predictions.front().largest_batch, *std::min_element(oom.begin(), oom.end()));
   }
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(m.dir);
 }
 
 // Without --memory-limit, a size the machine holds is refined for as under a limit: a batch near it
@@ -448,23 +461,19 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
 // limit: its answer is a batch whose record trained under 1200M, and a batch at most 10% (or 1) above
 // it ran out of memory under 1200M, both read from the records themselves.
 TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
-  const std::filesystem::path dir = test::temp_dir("memory", "refine");
-  const std::string out = (dir / "m.json").string();
-  const test::CmdResult run = test::run_trainbench(
-      "memory --model convnet --set channels=32 --set depth=2 --set image=224 --measure-batches 1,2 --fits 1200M"
-      " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-          out,
-      dir);
-  const std::string printed = run.out + run.err;
-  ASSERT_EQ(run.code, 0) << printed;
-  const ResultsFile f = read_results(out);
+  const MemoryRun m = run_memory(
+      "refine", "--model convnet --set channels=32 --set depth=2 --set image=224 --measure-batches 1,2 --fits 1200M");
+  const std::string& printed = m.printed;
+  ASSERT_EQ(m.cmd.code, 0) << printed;
+  const ResultsFile f = read_results(m.out);
   bool found = false;
   for (const auto& r : f.benchmarks) {
     if (!r.memory || !r.memory->fit) continue;
     found = true;
     ASSERT_GE(r.memory->fit->batches.size(), 3u) << printed;
     EXPECT_GT(r.memory->fit->batches.back(), 2 * 4) << "the added batch lies beyond 4x the measured ones";
-    EXPECT_NE(r.memory->assumptions.find("added so that the largest batch for"), std::string::npos) << r.memory->assumptions;
+    EXPECT_NE(r.memory->assumptions.find("added so that the largest batch for"), std::string::npos)
+        << r.memory->assumptions;
     ASSERT_EQ(r.memory->predictions.size(), 1u);
     const MemoryPrediction& p = r.memory->predictions[0];
     const int64_t size = int64_t{1200} << 20;
@@ -484,36 +493,32 @@ TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
               std::max(1.0, 0.10 * static_cast<double>(p.out_of_memory_under_limit - 1)));
   }
   EXPECT_TRUE(found) << printed;
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(m.dir);
 }
 
 // --line-only tries nothing under a size (every record ran without a limit, and the prediction is the
 // line's); --within takes a percentage, and with --line-only it would mean nothing: both refused.
 TEST(MemoryCli, LineOnlyTriesNothingUnderASize) {
-  const std::filesystem::path dir = test::temp_dir("memory", "line_only");
-  const std::string out = (dir / "m.json").string();
-  const test::CmdResult run = test::run_trainbench(
-      "memory --model convnet --set channels=8 --set depth=1 --set image=32 --measure-batches 1,2 --fits 300M"
-      " --line-only --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-          out,
-      dir);
-  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const MemoryRun m = run_memory(
+      "line_only",
+      "--model convnet --set channels=8 --set depth=1 --set image=32 --measure-batches 1,2 --fits 300M --line-only");
+  ASSERT_EQ(m.cmd.code, 0) << m.printed;
   bool found = false;
-  for (const auto& r : read_results(out).benchmarks) {
+  for (const auto& r : read_results(m.out).benchmarks) {
     EXPECT_EQ(r.memory_limit_bytes, 0) << r.name;
     if (!r.memory || !r.memory->fit) continue;
     found = true;
     EXPECT_EQ(r.memory->predictions.at(0).trained_under_limit, 0);
     EXPECT_EQ(r.memory->predictions.at(0).line_batch, 0);
   }
-  EXPECT_TRUE(found) << run.out;
-  const test::CmdResult pct = test::run_trainbench("memory --model convnet --within 150", dir);
+  EXPECT_TRUE(found) << m.printed;
+  const test::CmdResult pct = test::run_trainbench("memory --model convnet --within 150", m.dir);
   EXPECT_EQ(pct.code, 2);
   EXPECT_NE(pct.err.find("--within"), std::string::npos) << pct.err;
-  const test::CmdResult both = test::run_trainbench("memory --model convnet --within 5 --line-only", dir);
+  const test::CmdResult both = test::run_trainbench("memory --model convnet --within 5 --line-only", m.dir);
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(m.dir);
 }
 
 // A CPU case's sizes as CUDA cards, as a user asks for them: the record carries the card's prediction
@@ -521,18 +526,14 @@ TEST(MemoryCli, LineOnlyTriesNothingUnderASize) {
 // The upper end is where the tensors alone fill the card less the context: from the record's own
 // tensor line, floor((80 GiB - 100 MiB - fixed) / per sample).
 TEST(MemoryCli, ACpuCaseAlsoPredictsEachSizeAsACudaCard) {
-  const std::filesystem::path dir = test::temp_dir("memory", "gpu_target");
-  const std::string out = (dir / "m.json").string();
-  const test::CmdResult run = test::run_trainbench(
-      "memory --model convnet --set channels=8 --set depth=1 --set image=32 --measure-batches 1,2 --fits 80G"
-      " --gpu-context 100M --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100 -o " +
-          out,
-      dir);
-  const std::string printed = run.out + run.err;
-  ASSERT_EQ(run.code, 0) << printed;
+  const MemoryRun m = run_memory("gpu_target",
+                                 "--model convnet --set channels=8 --set depth=1 --set image=32 --measure-batches 1,2 "
+                                 "--fits 80G --gpu-context 100M");
+  const std::string& printed = m.printed;
+  ASSERT_EQ(m.cmd.code, 0) << printed;
   EXPECT_NE(printed.find("as a CUDA card"), std::string::npos) << printed;
   bool found = false;
-  for (const auto& r : read_results(out).benchmarks) {
+  for (const auto& r : read_results(m.out).benchmarks) {
     if (!r.memory || !r.memory->fit) continue;
     found = true;
     ASSERT_TRUE(r.memory->gpu_target.has_value()) << printed;
@@ -547,10 +548,10 @@ TEST(MemoryCli, ACpuCaseAlsoPredictsEachSizeAsACudaCard) {
     EXPECT_LT(p.largest_batch, p.largest_batch_high);
   }
   EXPECT_TRUE(found) << printed;
-  const test::CmdResult bad = test::run_trainbench("memory --model convnet --gpu-context 8X", dir);
+  const test::CmdResult bad = test::run_trainbench("memory --model convnet --gpu-context 8X", m.dir);
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "trainbench: error: bad --gpu-context: '8X' is not a size like 8G, 16 GiB or 512M\n");
-  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(m.dir);
 }
 
 }  // namespace

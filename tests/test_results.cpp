@@ -467,6 +467,7 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                                                 "noise_target",
                                                                 "noise_target_met",
                                                                 "still_settling",
+                                                                "memory_limit_bytes",
                                                                 "energy_j_per_sample",
                                                                 "mean_power_w",
                                                                 "energy_source",

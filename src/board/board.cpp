@@ -38,7 +38,8 @@ int64_t memory_limit_of(const StoredCase& sc) {
   const size_t at = sc.record.find(key);
   if (at == std::string::npos) return 0;
   int64_t v = 0;
-  for (size_t i = at + key.size(); i < sc.record.size() && std::isdigit(static_cast<unsigned char>(sc.record[i])); ++i) {
+  for (size_t i = at + key.size(); i < sc.record.size() && std::isdigit(static_cast<unsigned char>(sc.record[i]));
+       ++i) {
     if (v > (std::numeric_limits<int64_t>::max() - 9) / 10) return 0;  // not a size the record's rule allows
     v = v * 10 + (sc.record[i] - '0');
   }
@@ -149,8 +150,8 @@ class ColumnReader {
     if (rec && rec->memory && !rec->memory->predictions.empty()) {
       mc.predicted.clear();
       for (const auto& pr : rec->memory->predictions) {
-        mc.predicted.push_back({pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high,
-                                pr.trained_under_limit > 0});
+        mc.predicted.push_back(
+            {pr.size_bytes, pr.largest_batch, pr.largest_batch_low, pr.largest_batch_high, pr.trained_under_limit > 0});
       }
     }
   }

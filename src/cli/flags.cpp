@@ -143,10 +143,11 @@ Command add_memory(CLI::App& app) {
   sub->add_option("--gpu-context", o->gpu_context,
                   "A CPU case's sizes as CUDA cards: how much of a card lies outside LibTorch's allocator "
                   "(default: 693M, measured on an H100 with CUDA 13.0)");
-  CLI::Option* within = sub->add_option("--within", o->within_pct,
-                  "Try each size this machine holds under itself as a memory limit until its largest batch is "
-                  "known within PCT percent (default 10; 0: exactly, as maxbatch)")
-      ->check(rule(kSearchPercent));
+  CLI::Option* within =
+      sub->add_option("--within", o->within_pct,
+                      "Try each size this machine holds under itself as a memory limit until its largest batch is "
+                      "known within PCT percent (default 10; 0: exactly, as maxbatch)")
+          ->check(rule(kSearchPercent));
   sub->add_flag("--line-only", o->line_only,
                 "Predict every size from the fitted line alone, trying none under itself (faster, less exact)")
       ->excludes(within);

@@ -97,7 +97,8 @@ json memory_fit_model(const std::vector<ReportRun>& runs) {
                                         format_bytes(static_cast<int64_t>(std::llround(f.fixed_bytes))),
                                         format_bytes(static_cast<int64_t>(std::llround(f.per_sample_bytes))));
       if (!std::isnan(f.linearity_error)) {
-        caption += "; " + off_the_line(f) + (f.linear ? "" : " (NOT LINEAR: predictions from the line alone are rough)");
+        caption +=
+            "; " + off_the_line(f) + (f.linear ? "" : " (NOT LINEAR: predictions from the line alone are rough)");
       }
       if (!largest.empty()) caption += "; largest batch per size: " + largest;
       out.push_back({{"title", case_label(run, r, runs.size() > 1)},

@@ -96,8 +96,8 @@ std::string print_fit(const MemoryInfo& m) {
                                     : fmt::format("  does not fit, {} short", format_bytes(-p.margin_bytes));
       }
     }
-    out += fmt::format("  {:>10}  {:>14}{}  {:<{}}{}\n", format_size(p.size_bytes), p.largest_batch, interval,
-                       from(p), from_width, verdict);
+    out += fmt::format("  {:>10}  {:>14}{}  {:<{}}{}\n", format_size(p.size_bytes), p.largest_batch, interval, from(p),
+                       from_width, verdict);
   }
   return out;
 }

@@ -224,7 +224,8 @@ std::vector<Field<Record>> make_record_fields() {
       field("still_settling", &Record::still_settling, Since::later).csv("still_settling"),
       field("memory_limit_bytes", &Record::memory_limit_bytes, Since::later)
           .range(0, kMemorySizeBytes.hi)  // 0: none
-          .csv("memory_limit_bytes"),
+          .csv("memory_limit_bytes",
+               [](const Record& r) { return r.memory_limit_bytes > 0 ? std::to_string(r.memory_limit_bytes) : ""; }),
   };
 }
 

@@ -80,8 +80,7 @@ MaxBatchResult find_max_batch(const Case& base, int64_t start, int64_t max_batch
 }
 
 MaxBatchResult find_max_batch_near(const Case& base, int64_t predicted, int64_t known_fits, int64_t max_batch,
-                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim,
-                                   double within) {
+                                   const std::function<Record(const Case&)>& run_one, const AimFn& aim, double within) {
   MaxBatchResult out;
   Probe p{base, run_one, out, std::max<int64_t>(0, known_fits)};
   auto attempt = [&](int64_t batch) { return p.attempt(batch); };
