@@ -304,7 +304,9 @@ void try_under_sizes(MemoryEstimate& e, const Case& base, const std::vector<int6
     for (const auto& t : e.tries) {
       if (t.memory_limit_bytes == size) bracket(t);
     }
-    if (too_big != 0 && known_fits >= too_big) known_fits = 0;  // a run-to-run flip: trust neither side
+    // A run-to-run flip (a batch trained at or above one that ran out): the one that ran out still bounds
+    // the search, and batches below it are tried afresh.
+    if (too_big != 0 && known_fits >= too_big) known_fits = 0;
     const size_t first_try = e.tries.size();
     // Each next try is aimed by the line through the latest batches that trained, these tries among them.
     const AimFn aim = [&](const std::vector<Record>& tries) {
@@ -347,9 +349,10 @@ void try_under_sizes(MemoryEstimate& e, const Case& base, const std::vector<int6
   std::string names;
   for (size_t i = 0; i < tried.size(); ++i) names += (i ? ", " : "") + format_bytes(tried[i]);
   const std::string said = fmt::format(
-      "; {} tried under {} as a memory limit: the largest batch is one that trained under it, at most {:g}% (or 1) "
-      "below the smallest that ran out less one",
-      names, tried.size() == 1 ? "itself" : "themselves", 100.0 * within);
+      "; {} tried under {} as a memory limit: the largest batch is one that trained under it, {}", names,
+      tried.size() == 1 ? "itself" : "themselves",
+      within > 0.0 ? fmt::format("at most {:g}% (or 1) below the smallest that ran out less one", 100.0 * within)
+                   : std::string("one below the smallest that ran out"));
   e.summary.memory->assumptions += said;
   e.tries[e.carrier].memory->assumptions += said;
 }
