@@ -17,7 +17,7 @@ using detail::Since;
 
 namespace {
 
-constexpr double kMaxBytes = 1152921504606846976.0;  // 2^60, as a size's rule (core/value_rules.h)
+constexpr double kMaxBytes = kMemorySizeBytes.hi;  // 2^60, as a size's rule
 
 // Byte counts no measurement produces (negative, beyond 2^60) make the file unreadable, naming the field.
 // Since::later: a file written before the field existed keeps the default.
@@ -27,7 +27,7 @@ Field<T> bytes(const char* key, int64_t T::*member, Since since = Since::always)
   f.read = [key, member, since](const nlohmann::json& j, T& t) {
     if (since == Since::later && !j.contains(key)) return;
     const int64_t v = detail::get_int(j, key);
-    const std::string why = number_problem(static_cast<double>(v), NumberRule{0.0, 1152921504606846976.0, false, true});
+    const std::string why = number_problem(static_cast<double>(v), NumberRule{0.0, kMaxBytes, false, true});
     if (!why.empty()) throw std::runtime_error(fmt::format("field \"{}\": {} {}", key, v, why));
     t.*member = v;
   };
