@@ -3,13 +3,17 @@
 # torch >= 2.0 and otherwise Debian's libtorch-dev 1.13; pip installs the pinned torch 2.11 into a venv
 # outside the clone, reused by every clone on the machine. Each choice builds in its own folder.
 TORCH ?= auto
-TORCH_KIND := $(shell ./scripts/torch-select.sh kind $(TORCH))
+TORCH_KIND := $(shell ./scripts/torch-select.sh kind $(TORCH) 2> /dev/null)
+# torch-select.sh has said why on stderr (an unknown TORCH=): stop here, before anything is built.
+ifeq ($(TORCH_KIND),)
+$(error TORCH=$(TORCH): expected auto, debian or pip)
+endif
 BUILD ?= build/$(TORCH_KIND)
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 SUITE ?= quick
 
-.PHONY: setup configure build build-program run test bench board-example clean
+.PHONY: setup configure build build-program run test test-avx2 bench board-example clean
 
 setup:
 	TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
@@ -32,8 +36,12 @@ run: build-program
 	build/trainbench peak --if-missing --precision fp32,bf16
 	build/trainbench run --suite $(SUITE) --report results/report.html
 
+# The avx2 label is the LibTorch tests again as an AVX2-only CPU runs them (make test-avx2).
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE avx2
+
+test-avx2: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L avx2
 
 bench: build-program
 	TRAINBENCH_WITH_PYTHON=1 TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh

@@ -2,6 +2,7 @@
 // Throughput is in sequences; tokens/s is that times params.seq.
 #include <torch/torch.h>
 
+#include "core/cpu_bf16.h"
 #include "core/flops.h"
 #include "data/token_source.h"
 #include "models/bilstm.h"
@@ -15,6 +16,11 @@ namespace {
 class BiLSTMWorkload final : public detail::LossWorkload {
  public:
   explicit BiLSTMWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
+    // Said before anything is built, from what LibTorch and the CPU report (core/cpu_bf16.h): the case
+    // is an error row with the reason, not oneDNN's "could not create a primitive descriptor".
+    if (o.precision.autocast() && o.precision.dtype == torch::kBFloat16 && !o.device.is_gpu()) {
+      if (const std::string why = cpu_bf16_lstm_problem(); !why.empty()) throw std::runtime_error(why);
+    }
     const torch::Device dev = o.device.torch_device();
     const auto options = models::BiLSTMOptions()
                              .vocab(param_int(o.params, "vocab"))
