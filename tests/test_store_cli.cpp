@@ -108,7 +108,73 @@ TEST(StoreCli, BadStoresAreOneLineAndExit2AndLoseNothingMeasured) {
   EXPECT_EQ(r.err.find("Sup3rSecret"), std::string::npos) << r.err;
   r = run_trainbench(kTiny + " --store 'postgresql://bob:Sup3rSecret@127.0.0.1:1/runs'", dir);
   EXPECT_TRUE(refused(r, {"cannot connect"}));
+  // Every other way to spell it: libpq takes the last password= and decodes %70; an unknown key, a
+  // bad percent token, an unencoded '/' or a bad option value is echoed by libpq's own messages.
+  for (const std::string url : {"postgresql://bob@127.0.0.1:1/runs?password=decoy&password=Sup3rSecret",
+                                "postgresql://bob@127.0.0.1:1/runs?%70assword=Sup3rSecret",
+                                "postgresql://bob@127.0.0.1:1/runs?PASSWORD=Sup3rSecret",
+                                "postgresql://bob:Sup/3rSecret@127.0.0.1:1/runs",
+                                "postgresql://bob:Sup3rSecret%zz@127.0.0.1:1/runs",
+                                "postgresql://bob@127.0.0.1:1/runs?sslmode=Sup3rSecret"}) {
+    r = run_trainbench("store list --store '" + url + "'", dir);
+    EXPECT_EQ(r.code, 2) << url << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << url << ": " << r.err;
+    EXPECT_EQ(r.err.find("Sup3rSecret"), std::string::npos) << url << ": " << r.err;
+    EXPECT_EQ(r.err.find("3rSecret"), std::string::npos) << url << ": " << r.err;
+  }
   EXPECT_EQ(r.err.find("Sup3rSecret"), std::string::npos) << r.err;
+}
+
+// No output may be a store or an input, however it is spelled: the store itself, ./ in its path, a
+// symlink or hard link to it, its -wal or -journal, another SQLite store, a store that does not exist
+// yet, the default store of a command that keeps nothing. Each is refused in one line with exit 2
+// before anything runs, and the store still holds its run.
+TEST(StoreCli, NoOutputIsAStoreOrAnInput) {
+  const fs::path dir = temp_dir("storecli", "output_is_store");
+  const fs::path store = dir / "s.sqlite", other = dir / "other.sqlite";
+  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json --store " + store.string(), dir).code, 0);
+  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json --store " + other.string(), dir).code, 0);
+  fs::create_symlink(store, dir / "link.sqlite");
+  fs::create_hard_link(store, dir / "hard.sqlite");
+  const std::string s = " --store " + store.string();
+  const std::string dotted = (dir / "." / "s.sqlite").string();
+  const fs::path input = dir / "in.json";
+  fs::copy_file(kData + "/report_cpu.json", input);
+  const std::vector<std::string> refused_commands = {
+      "store export 1" + s + " -o " + store.string(),
+      "store export 1" + s + " -o " + dotted,
+      "store export 1" + s + " -o " + (dir / "link.sqlite").string(),
+      "store export 1" + s + " -o " + (dir / "hard.sqlite").string(),
+      "store export 1" + s + " -o " + store.string() + "-wal",
+      "store export 1" + s + " -o " + store.string() + "-journal",
+      "store export 1" + s + " -o " + other.string(),
+      "board" + s + " -o " + store.string() + " --format md",
+      "board" + s + " -o " + (dir / "link.sqlite").string() + " --format md",
+      "report store:last=1" + s + " -o " + store.string(),
+      "compare store:last=1 " + input.string() + s + " -o " + dotted,
+      "compare " + input.string() + " " + input.string() + " -o " + input.string(),
+      kTiny + s + " -o " + store.string(),
+      kTiny + s + " -o " + (dir / "link.sqlite").string(),
+      kTiny + " --store " + (dir / "new.sqlite").string() + " -o " + (dir / "new.sqlite").string(),
+      kTiny + s + " -o " + (dir / "r.json").string() + " --report " + store.string(),
+      "peak -o " + store.string(),
+  };
+  for (const auto& cmd : refused_commands) {
+    const CmdResult r = run_trainbench(cmd, dir);
+    EXPECT_TRUE(refused(r, {})) << cmd;
+    EXPECT_EQ(listed(store, dir).size(), 1u) << "after: " << cmd;
+  }
+  EXPECT_EQ(listed(other, dir).size(), 1u);
+  EXPECT_FALSE(fs::exists(dir / "new.sqlite")) << "nothing ran";
+  EXPECT_TRUE(read_results(input.string()).benchmarks.size() > 0) << "the input is intact";
+  // The default store of a command that keeps nothing (peak, op, explain): the test's XDG_DATA_HOME.
+  const fs::path home = dir / "home";
+  const fs::path default_store = home / "trainbench" / "results.sqlite";
+  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json", dir, {"XDG_DATA_HOME=" + home.string()}).code,
+            0);
+  const CmdResult r = run_trainbench("peak -o " + default_store.string(), dir, {"XDG_DATA_HOME=" + home.string()});
+  EXPECT_TRUE(refused(r, {"SQLite"})) << r.err;
+  EXPECT_EQ(listed(default_store, dir).size(), 1u);
 }
 
 TEST(StoreCli, CompareAndReportReadStoredRuns) {

@@ -39,6 +39,7 @@ int cmd_board(const BoardFlags& o) {
   const std::string format = board_format(o);
   if (format == "html" && o.output.empty()) throw InputError("board: the HTML page needs -o FILE.html");
   if (format == "html") find_chartjs();  // ReportError now, before the store is read
+  if (!o.output.empty()) check_output(o.output, "-o", {}, o.store.spec());
   const auto store = open_or_refuse(o.store.spec(), "board");
   BoardOptions bo;
   bo.baseline = o.baseline;

@@ -18,7 +18,7 @@ int cmd_compare(const CompareOptions& o) {
   } catch (const std::invalid_argument& e) {
     return bad_input(e.what());
   }
-  if (!o.output.empty()) check_not_an_input(o.output, "-o", o.files);
+  if (!o.output.empty()) check_output(o.output, "-o", o.files, store_of_inputs(o.files, o.store));
   std::vector<ResultsFile> files;
   std::vector<std::string> labels;
   try {

@@ -120,7 +120,7 @@ int cmd_explain(ExplainOptions o) {
   const Case c = plan.front();
   if (o.format != "table" && o.format != "json") throw InputError("unknown format '" + o.format + "' (table or json)");
   const std::string output = o.output.empty() ? default_output_path("explain") : o.output;
-  check_writable(output);
+  check_output(output, "-o", case_input_files(plan), default_store_or_none());
   (void)o.measure.resolve();  // bad measurement flags fail before anything runs
 
   ResultsFile results;

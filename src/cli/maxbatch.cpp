@@ -140,8 +140,8 @@ int cmd_maxbatch(MaxBatchOptions o) {
   if (o.max_batch < o.start) throw InputError("--max-batch must be at least --start");
   (void)o.measure.resolve();
   if (o.output.empty()) o.output = default_output_path("maxbatch");
-  check_writable(o.output);
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
+  check_output(o.output, "-o", case_input_files(plan), store);
   default_cpu_memory_limit(plan, o.measure);
 
   ResultsFile results;

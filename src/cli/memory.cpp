@@ -108,8 +108,8 @@ int cmd_memory(MemoryOptions o) {
   }
   (void)o.measure.resolve();
   if (o.output.empty()) o.output = default_output_path("memory");
-  check_writable(o.output);
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
+  check_output(o.output, "-o", case_input_files(plan), store);
 
   ResultsFile results;
   results.context = collect_context(configure_threads(0), plan.front().device.str());

@@ -102,7 +102,7 @@ int cmd_op(const OpOptions& o) {
   if (o.format != "table" && o.format != "json") throw InputError("unknown format '" + o.format + "' (table or json)");
   if (o.max_time_s < o.min_time_s) throw InputError("--max-time is shorter than --min-time");
   const std::string output = o.output.empty() ? default_output_path("op") : o.output;
-  check_writable(output);
+  check_output(output, "-o", {}, default_store_or_none());
 
   const int threads = prepare_in_process(device, o.threads, !o.system_allocator);
   ResultsFile results;

@@ -323,12 +323,28 @@ void report_after_run(const std::string& results_path, const std::string& report
 
 // results/<kind>-<UTC time>.json
 std::string default_output_path(const std::string& kind);
-// Throws InputError (before anything runs) when `output` could not be written, naming `output` as given
-// (and the flag, when `flag` is not empty).
+// Throws InputError (before anything runs) when `output` could not be written, or is an SQLite
+// database (a store, whichever) or its -wal, -shm or -journal, naming `output` as given (and the flag,
+// when `flag` is not empty).
 void check_writable(const std::string& output, const std::string& flag = "");
-// Throws InputError when `output` is the same file as one of `inputs`: writing it would destroy an input.
+// Throws InputError when `output` is the same file as one of `inputs` (symlinks, hard links and
+// spellings such as ./ resolved): writing it would destroy an input. Empty inputs are skipped.
 void check_not_an_input(const std::string& output, const std::string& output_flag,
                         const std::vector<std::string>& inputs);
+// The files the cases of `plan` read (TorchScript model files, --data files and folders).
+std::vector<std::string> case_input_files(const std::vector<Case>& plan);
+// The store a command without --store would keep a run in (TRAINBENCH_STORE, else the default file;
+// none when that is unset or not a store): its output must not be it either.
+StoreSpec default_store_or_none();
+// compare's and report's store: the one `store_flag` chooses, none when no input is a store: query
+// (a bad --store is then refused where the query reads it).
+StoreSpec store_of_inputs(const std::vector<std::string>& inputs, const std::string& store_flag);
+// The files of a store that no output may be: an SQLite store's file, -wal, -shm and -journal.
+std::vector<std::string> store_files(const StoreSpec& spec);
+// Every check of an output, before anything runs: writable, not an SQLite database or a file beside
+// one (check_writable), and not one of `inputs` or `store`'s files.
+void check_output(const std::string& output, const std::string& flag, const std::vector<std::string>& inputs,
+                  const StoreSpec& store);
 
 // A CPU batch search without --memory-limit would grow until the kernel's OOM killer ends it: bound
 // it by 90% of the memory available now.

@@ -20,7 +20,7 @@ int cmd_peak(const PeakOptions& o) {
   s.precisions = checked_list(o.precisions, "precision", dtype_names());
   s.gemm_size = o.gemm_size;
   s.measure = default_peak_measure();
-  if (!o.output.empty()) check_writable(o.output);
+  if (!o.output.empty()) check_output(o.output, "-o", {}, default_store_or_none());
   const int threads = prepare_in_process(device, o.threads, true);
   Context context = collect_context(threads, device.str());
   if (o.if_missing && o.output.empty() &&

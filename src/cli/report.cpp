@@ -10,7 +10,7 @@
 namespace trainbench::cli {
 
 int cmd_report(const ReportOptions& o) {
-  check_not_an_input(o.output, "-o", o.files);
+  check_output(o.output, "-o", o.files, store_of_inputs(o.files, o.store));
   std::vector<ReportRun> runs;
   try {
     for (auto& in : read_inputs(o.files, o.store)) runs.push_back({in.label, std::move(in.file)});

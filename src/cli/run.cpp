@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -31,6 +33,68 @@ std::string default_output_path(const std::string& kind) {
   return "results/" + kind + "-" + stamp + ".json";
 }
 
+std::vector<std::string> case_input_files(const std::vector<Case>& plan) {
+  std::vector<std::string> files;
+  for (const Case& c : plan) {
+    if (const auto f = c.params.find("file"); f != c.params.end()) files.push_back(f->second);  // TorchScript
+    if (!c.synthetic_data()) files.push_back(c.data);
+  }
+  return files;
+}
+
+namespace {
+
+bool is_sqlite_database(const fs::path& p) {
+  char head[16] = {};
+  std::ifstream in(p, std::ios::binary);
+  return in.read(head, sizeof head) && std::memcmp(head, "SQLite format 3\0", sizeof head) == 0;
+}
+
+// Why `p` holds stored runs ("" when it does not): an SQLite database (a store, whichever one), or the
+// write-ahead log, shared memory or rollback journal beside one, whose loss loses what they hold.
+std::string store_file_problem(const fs::path& p) {
+  if (is_sqlite_database(p)) return "it is an SQLite database (a results store)";
+  const std::string name = p.string();
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    const std::string s = suffix;
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0 &&
+        is_sqlite_database(name.substr(0, name.size() - s.size()))) {
+      return "it belongs to the SQLite store '" + name.substr(0, name.size() - s.size()) + "'";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+StoreSpec default_store_or_none() {
+  try {
+    return choose_store("", false);
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
+StoreSpec store_of_inputs(const std::vector<std::string>& inputs, const std::string& store_flag) {
+  for (const auto& in : inputs) {
+    if (in.rfind("store:", 0) == 0) return choose_store(store_flag, false);
+  }
+  return default_store_or_none();
+}
+
+std::vector<std::string> store_files(const StoreSpec& spec) {
+  if (spec.kind != StoreSpec::Kind::sqlite) return {};
+  return {spec.where, spec.where + "-wal", spec.where + "-shm", spec.where + "-journal"};
+}
+
+void check_output(const std::string& output, const std::string& flag, const std::vector<std::string>& inputs,
+                  const StoreSpec& store) {
+  check_writable(output, flag);
+  std::vector<std::string> all = inputs;
+  for (const auto& f : store_files(store)) all.push_back(f);
+  check_not_an_input(output, flag, all);
+}
+
 void check_writable(const std::string& output, const std::string& flag) {
   const std::string what = "cannot write " + (flag.empty() ? std::string("output") : flag) + " '" + output + "': ";
   fs::path p(output);
@@ -49,12 +113,15 @@ void check_writable(const std::string& output, const std::string& flag) {
   if (fs::exists(p, ec) && access(p.c_str(), W_OK) != 0) {
     throw InputError(what + "file is not writable");
   }
+  if (const std::string why = store_file_problem(p); !why.empty()) {
+    throw InputError(what + why + ": writing it would destroy the runs it holds");
+  }
 }
 
 void check_not_an_input(const std::string& output, const std::string& output_flag,
                         const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
-    if (same_file(output, in)) {
+    if (!in.empty() && same_file(output, in)) {
       throw InputError(output_flag + " '" + output + "' is the same file as the input '" + in +
                        "': writing it would destroy that input");
     }
@@ -268,6 +335,8 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   (void)o.measure.resolve();  // rejects a bad --memory-limit before anything runs
   if (o.resume && o.output.empty()) throw InputError("--resume needs -o FILE: the results file of the run to resume");
   plan.cases = plan_from(o, suite.get(), given);
+  plan.inputs = case_input_files(plan.cases);
+  if (suite) plan.inputs.push_back(suite->path);
   if (plan.searches_batch()) default_cpu_memory_limit(plan.cases, o.measure);
   if (o.dist.enabled) {
     if (o.resume) throw InputError("--resume does not work with --dist yet: run the remaining cases with --case");
@@ -280,17 +349,20 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
 
 // Where the results go, checked before anything runs; takes the run's lock (the journal), held until
 // the results file is written, so a second run on the same -o stops here. Returns the journal's path.
-std::string claim_output(RunOptions& o, Journal& journal) {
+std::string claim_output(RunOptions& o, const std::vector<std::string>& inputs, Journal& journal) {
   if (o.force && !o.resume) throw InputError("--force only goes with --resume");
   if (o.output.empty()) o.output = default_output_path("trainbench");
-  check_writable(o.output, "-o");
+  const StoreSpec store = o.store.spec();
+  check_output(o.output, "-o", inputs, store);
   const std::string journal_path = journal_path_for(o.output);
+  check_output(journal_path, "-o's journal", inputs, store);
   if (const std::string why = input_file_problem(journal_path); !why.empty() && why != "no such file") {
     throw InputError("cannot write -o '" + o.output + "': its journal '" + journal_path + "' " + why);
   }
   if (!o.report.empty()) {  // a report that cannot be written must fail now, not after the run
-    check_writable(o.report, "--report");
-    check_not_an_input(o.report, "--report", {o.output, journal_path});
+    std::vector<std::string> read = inputs;
+    read.insert(read.end(), {o.output, journal_path});
+    check_output(o.report, "--report", read, store);
     try {
       (void)find_chartjs();
     } catch (const ReportError& e) {
@@ -322,7 +394,7 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
     return plan.dist->follow(plan.cases, o.measure);
   }
   Journal journal;
-  const std::string journal_path = claim_output(o, journal);
+  const std::string journal_path = claim_output(o, plan.inputs, journal);
   (void)check_store(o.store);  // a store that cannot take the run is refused now, not after it
   const PlanIdentity identity = plan_identity(plan.cases, o.measure);
   Resumed resumed = merge_resumed(o, journal_path, identity, plan.cases);

@@ -21,6 +21,7 @@ struct RunPlan {
   std::vector<Case> cases;
   const ReporterInfo* format = nullptr;
   std::unique_ptr<DistRun> dist;  // --dist
+  std::vector<std::string> inputs;  // the files it reads (suite, model files, data): no output may be one
 
   bool searches_batch() const {  // some case's batch is searched (--batch auto)
     for (const auto& c : cases)

@@ -142,7 +142,7 @@ int store_export(const StoreOptions& o) {
     }
     const std::string path =
         o.dir.empty() ? o.output : (std::filesystem::path(o.dir) / fmt::format("run-{}.json", r.id)).string();
-    check_writable(path, o.dir.empty() ? "-o" : "--dir");
+    check_output(path, o.dir.empty() ? "-o" : "--dir", {}, o.flags.spec());
     write_results_atomic(path, f);
     std::cerr << fmt::format("run {}: {}\n", r.id, path);
   }

@@ -1,10 +1,14 @@
 // The PostgreSQL connection (libpq): many machines keep their runs in one server. Credentials come
-// from the URL, PGPASSWORD or ~/.pgpass (libpq reads them); the store's name in every message is the
-// URL with its password left out.
+// from the URL, PGPASSWORD or ~/.pgpass (libpq reads them). The store's name in every message is built
+// from libpq's own reading of the URL (user, host, port, database), never from its text, and every
+// message of libpq's shown is scrubbed of the password and of any quoted value that is not one of those.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <memory>
 
 #include "store/sql.h"
 
@@ -29,16 +33,114 @@ std::string one_line(const char* text) {
   return out;
 }
 
+using ConninfoPtr = std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)>;
+
+// libpq's reading of the URL: keyword -> value (the options it sets), or a StoreError whose message
+// holds no quoted part of the URL.
+std::map<std::string, std::string> parsed_options(const std::string& url) {
+  char* error = nullptr;
+  ConninfoPtr options(PQconninfoParse(url.c_str(), &error), &PQconninfoFree);
+  if (!options) {
+    std::string why = error ? one_line(error) : "out of memory";
+    PQfreemem(error);
+    // libpq quotes the offending token ("invalid percent-encoded token: \"pa%zz\""): it may be the password.
+    std::string shown;
+    bool quoted = false;
+    for (char c : why) {
+      if (c == '"') {
+        if (!quoted) shown += "\"...\"";
+        quoted = !quoted;
+      } else if (!quoted) {
+        shown += c;
+      }
+    }
+    throw StoreError("a postgresql:// store URL that libpq cannot read (" + shown + "; the URL is not shown)");
+  }
+  std::map<std::string, std::string> set;
+  for (const PQconninfoOption* o = options.get(); o->keyword != nullptr; ++o) {
+    if (o->val != nullptr && *o->val != '\0') set[o->keyword] = o->val;
+  }
+  return set;
+}
+
+// libpq ends the user name and password at the first '@' before the first '/' after "postgresql://".
+// Any other '@' means an unencoded '@', '/' in the credentials, which libpq would read as part of the
+// host, port or database (and echo in its errors): refused, so the URL's credentials are exact.
+void check_one_at(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return;
+  const auto first = url.find('@', scheme + 3);
+  if (first == std::string::npos) return;
+  const auto slash = url.find('/', scheme + 3);
+  if ((slash != std::string::npos && slash < first) || url.find('@', first + 1) != std::string::npos) {
+    throw StoreError(
+        "a postgresql:// store URL with more than one '@' or one after the host's '/': encode '@' as %40 and '/' "
+        "as %2F in the user name, password and database (the URL is not shown)");
+  }
+}
+
+struct PgName {
+  std::string name;                  // what messages show
+  std::vector<std::string> visible;  // the values shown in it: a quoted one of these may stay in a message
+  std::string password;              // the one that must never be shown
+};
+
+PgName pg_name(const std::string& url) {
+  check_one_at(url);
+  const std::map<std::string, std::string> o = parsed_options(url);
+  auto get = [&o](const char* key) {
+    const auto it = o.find(key);
+    return it == o.end() ? std::string() : it->second;
+  };
+  PgName n;
+  n.password = get("password");
+  const std::string user = get("user"), host = get("host"), hostaddr = get("hostaddr"), port = get("port"),
+                    db = get("dbname");
+  const std::string where = host.empty() ? hostaddr : host;
+  n.name = "postgresql://" + (user.empty() ? "" : user + "@");
+  const bool socket = !where.empty() && where[0] == '/';
+  if (!socket) n.name += where + (port.empty() ? "" : ":" + port);
+  n.name += "/" + db;
+  if (socket) n.name += "?host=" + where + (port.empty() ? "" : "&port=" + port);
+  for (const std::string& v : {user, host, hostaddr, port, db}) {
+    if (!v.empty()) n.visible.push_back(v);
+  }
+  return n;
+}
+
+// A libpq message fit to show: the password replaced, and every quoted value that is not one the
+// store's name shows replaced by "...".
+std::string scrubbed(std::string text, const PgName& n) {
+  if (!n.password.empty()) {
+    for (size_t at = text.find(n.password); at != std::string::npos; at = text.find(n.password, at)) {
+      text.replace(at, n.password.size(), "***");
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const size_t close = text[i] == '"' ? text.find('"', i + 1) : std::string::npos;
+    if (close == std::string::npos) {
+      out += text[i];
+      continue;
+    }
+    const std::string value = text.substr(i + 1, close - i - 1);
+    const bool shown = std::find(n.visible.begin(), n.visible.end(), value) != n.visible.end();
+    out += shown ? "\"" + value + "\"" : "\"...\"";
+    i = close;
+  }
+  return out;
+}
+
 class PgConnection final : public SqlConnection {
  public:
-  explicit PgConnection(const std::string& url) : name_(url_without_password(url)) {
+  explicit PgConnection(const std::string& url) : pg_(pg_name(url)), name_(pg_.name) {
     // connect_timeout first: a timeout in the URL itself, expanded after it, wins.
     const char* keys[] = {"connect_timeout", "application_name", "dbname", nullptr};
     const char* values[] = {"10", "trainbench", url.c_str(), nullptr};
     conn_ = PQconnectdbParams(keys, values, 1);
     if (conn_ == nullptr) throw StoreError(name_ + ": cannot connect: out of memory");
     if (PQstatus(conn_) != CONNECTION_OK) {
-      const std::string why = one_line(PQerrorMessage(conn_));
+      const std::string why = scrubbed(one_line(PQerrorMessage(conn_)), pg_);
       PQfinish(conn_);
       conn_ = nullptr;
       throw StoreError(name_ + ": cannot connect: " + why);
@@ -72,7 +174,7 @@ class PgConnection final : public SqlConnection {
                                  nullptr, 0);
     const ExecStatusType status = PQresultStatus(res);
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-      std::string why = one_line(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
+      std::string why = scrubbed(one_line(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_)), pg_);
       if (why.rfind("ERROR: ", 0) == 0) why = why.substr(7);
       PQclear(res);
       if (PQstatus(conn_) != CONNECTION_OK) throw StoreError(name_ + ": the connection was lost: " + why);
@@ -116,6 +218,7 @@ class PgConnection final : public SqlConnection {
   }
 
  private:
+  PgName pg_;
   std::string name_;
   PGconn* conn_ = nullptr;
 };
@@ -123,5 +226,7 @@ class PgConnection final : public SqlConnection {
 }  // namespace
 
 std::unique_ptr<SqlConnection> open_postgresql(const std::string& url) { return std::make_unique<PgConnection>(url); }
+
+std::string postgresql_store_name(const std::string& url) { return pg_name(url).name; }
 
 }  // namespace trainbench

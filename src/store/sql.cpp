@@ -1,5 +1,5 @@
-// What both connections share: reading a column, a URL fit to be shown, and the PostgreSQL entry
-// point of a build without libpq.
+// What both connections share: reading a column, and the PostgreSQL entry points of a build without
+// libpq.
 #include <limits>
 
 #include "store/sql.h"
@@ -24,39 +24,12 @@ std::string sql_text(const SqlValue& v) {
   return "";
 }
 
-std::string url_without_password(const std::string& url) {
-  std::string s = url;
-  // user:password@host -> user@host
-  const auto scheme = s.find("://");
-  if (scheme != std::string::npos) {
-    const auto authority = scheme + 3;
-    // The last '@' before the path: a password may hold an '@' of its own.
-    const auto end = s.find_first_of("/?", authority);
-    const auto at = s.rfind('@', end == std::string::npos ? std::string::npos : end);
-    if (at != std::string::npos && at >= authority) {
-      const auto colon = s.find(':', authority);
-      if (colon != std::string::npos && colon < at) s.erase(colon, at - colon);
-    }
-  }
-  // ?password=...&  ->  dropped
-  for (const std::string key : {"?password=", "&password="}) {
-    const auto p = s.find(key);
-    if (p == std::string::npos) continue;
-    const auto end = s.find('&', p + 1);
-    if (key[0] == '?') {
-      s.erase(p + 1, end == std::string::npos ? std::string::npos : end + 1 - (p + 1));
-      if (s.back() == '?') s.pop_back();
-    } else {
-      s.erase(p, end == std::string::npos ? std::string::npos : end - p);
-    }
-  }
-  return s;
-}
-
 #ifndef TRAINBENCH_WITH_POSTGRESQL
-std::unique_ptr<SqlConnection> open_postgresql(const std::string& url) {
-  throw StoreError(url_without_password(url) +
-                   ": this trainbench was built without PostgreSQL (install libpq-dev and build again)");
+// Without libpq nothing can read the URL, so nothing of it is shown.
+std::string postgresql_store_name(const std::string&) { return "postgresql://(not read: built without libpq)"; }
+
+std::unique_ptr<SqlConnection> open_postgresql(const std::string&) {
+  throw StoreError("a postgresql:// store: this trainbench was built without PostgreSQL (install libpq-dev and build again)");
 }
 #endif
 

@@ -51,8 +51,12 @@ std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, int busy_ms)
 // Connects to a PostgreSQL server by URL (postgresql://user@host:port/db?...), with a connect
 // timeout of 10 s unless the URL sets one. Throws StoreError; its message never holds the password.
 std::unique_ptr<SqlConnection> open_postgresql(const std::string& url);
-// The URL as messages show it: user:password@ becomes user@, a password=... parameter is dropped.
-std::string url_without_password(const std::string& url);
+// What a PostgreSQL store is called in every message and page: "postgresql://user@host:port/db" (a
+// socket folder as ?host=), built from libpq's own reading of the URL, never from its text, so no
+// password shows however it is spelled (user:pw@, ?password=, a repeated or percent-encoded key).
+// Throws StoreError, one line that quotes no part of the URL, when libpq cannot read it or an '@'
+// follows the host's '/' (an unencoded '/' in the password, which libpq would read as host and port).
+std::string postgresql_store_name(const std::string& url);
 
 // Rolls back unless committed: a write is there whole or not at all.
 class WriteTransaction {

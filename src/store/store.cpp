@@ -135,13 +135,20 @@ StoreSpec parse_store_spec(const std::string& text, const std::string& source) {
   if (text.rfind("postgresql://", 0) == 0 || text.rfind("postgres://", 0) == 0) {
     s.kind = StoreSpec::Kind::postgresql;
     s.where = text;
+    try {
+      (void)postgresql_store_name(text);  // read by libpq now: a URL it cannot read is refused before anything runs
+    } catch (const StoreError& e) {
+      throw InputError(source + ": " + e.what());
+    }
     return s;
   }
   s.kind = StoreSpec::Kind::sqlite;
   s.where = text.rfind("sqlite:", 0) == 0 ? text.substr(7) : text;
   if (s.where.empty()) throw InputError(source + ": 'sqlite:' names no file");
-  if (s.where.find("://") != std::string::npos) {
-    throw InputError(source + ": '" + text + "' is not a store this trainbench knows (a path, postgresql://... or none)");
+  if (const auto scheme = s.where.find("://"); scheme != std::string::npos) {
+    // Only the scheme is shown: the rest of a URL may hold a password.
+    throw InputError(source + ": '" + s.where.substr(0, scheme) +
+                     "://...' is not a store this trainbench knows (a path, postgresql://... or none)");
   }
   return s;
 }
