@@ -97,6 +97,26 @@ TEST(StoreCli, BadStoresAreOneLineAndExit2AndLoseNothingMeasured) {
                      dir);
   EXPECT_TRUE(refused(r, {"bad.json"}));
   EXPECT_EQ(listed(dir / "s.sqlite", dir).size(), 0u);
+  // An empty --store is refused (not the default store); a query that matches no run and a date
+  // that is not one are refused where they enter.
+  r = run_trainbench("store list --store ''", dir);
+  EXPECT_TRUE(refused(r, {"empty store name"}));
+  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json --store " + (dir / "q.sqlite").string(), dir).code,
+            0);
+  for (const char* verb : {"list", "push --to " /* a second store */}) {
+    const std::string to = std::string(verb).rfind("push", 0) == 0 ? (dir / "q2.sqlite").string() : "";
+    r = run_trainbench(std::string("store ") + verb + to + " machine=nobody --store " + (dir / "q.sqlite").string(), dir);
+    EXPECT_TRUE(refused(r, {"matches no run"})) << verb;
+  }
+  for (const char* since : {"2026-13-45", "2026-02-29", "2026-01-31T24:00", "2026-01-31Tnoon"}) {
+    r = run_trainbench(std::string("store list since=") + since + " --store " + (dir / "q.sqlite").string(), dir);
+    EXPECT_TRUE(refused(r, {since})) << since;
+  }
+  // The stored run started 2024-05-01T12:00:00Z: a leap day before it matches it, a date after it none.
+  r = run_trainbench("store list since=2024-02-29T23:59:59Z --store " + (dir / "q.sqlite").string(), dir);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = run_trainbench("store list since=2024-05-02 --store " + (dir / "q.sqlite").string(), dir);
+  EXPECT_TRUE(refused(r, {"matches no run"}));
   for (const char* q : {"store:last=0", "store:colour=red", "store:device=cuda"}) {
     r = run_trainbench(std::string("compare ") + q + " " + kData + "/report_cpu.json --store " + (dir / "s.sqlite").string(),
                        dir);

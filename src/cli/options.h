@@ -121,6 +121,7 @@ struct InProcessFlags {
 // --store and --no-store (docs/store.md): where a run is kept when it ends.
 struct StoreFlags {
   std::string store;  // empty: TRAINBENCH_STORE, else the default file
+  bool given = false;  // --store was given (an empty --store '' is refused, not the default)
   bool no_store = false;
 
   // `measuring`: run, memory and maxbatch also take --no-store.

@@ -44,13 +44,21 @@ std::unique_ptr<Store> open_or_refuse(const StoreSpec& spec, const std::string& 
 }
 
 void StoreFlags::add_to(CLI::App& app, bool measuring) {
-  app.add_option("--store", store,
-                 "Results store: a file path, postgresql://URL or none (default: TRAINBENCH_STORE, else "
-                 "$XDG_DATA_HOME/trainbench/results.sqlite)");
+  app.add_option_function<std::string>(
+      "--store",
+      [this](const std::string& v) {
+        store = v;
+        given = true;
+      },
+      "Results store: a file path, postgresql://URL or none (default: TRAINBENCH_STORE, else "
+      "$XDG_DATA_HOME/trainbench/results.sqlite)");
   if (measuring) app.add_flag("--no-store", no_store, "Keep this run in no store (the results file only)");
 }
 
-StoreSpec StoreFlags::spec() const { return choose_store(store, no_store); }
+StoreSpec StoreFlags::spec() const {
+  if (given && store.empty()) return parse_store_spec(store, "--store");  // refused: an empty name
+  return choose_store(store, no_store);
+}
 
 StoreSpec check_store(const StoreFlags& flags) {
   const StoreSpec spec = flags.spec();
@@ -173,6 +181,7 @@ int store_list(const StoreOptions& o) {
   const RunQuery q = query_of(o.query);
   const auto store = chosen(o);
   const auto runs = store->runs(q);
+  if (runs.empty() && !o.query.empty()) throw InputError("'" + o.query + "' matches no run in " + store->name());
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& r : runs) {
@@ -218,6 +227,7 @@ int store_push(const StoreOptions& o) {
   const auto target = open_or_refuse(to, "--to");
   int added = 0;
   const auto runs = from->runs(q);
+  if (runs.empty() && !o.query.empty()) throw InputError("'" + o.query + "' matches no run in " + from->name());
   for (const auto& r : runs) added += target->add(from->load(r.id)).added ? 1 : 0;  // a transaction each
   std::cerr << fmt::format("pushed {} run(s) from {} to {}: {} added, {} there already\n", runs.size(), from->name(),
                            target->name(), added, runs.size() - static_cast<size_t>(added));

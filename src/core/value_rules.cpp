@@ -33,6 +33,40 @@ std::string number_text_problem(const std::string& text, const NumberRule& r, do
   return "";
 }
 
+std::string utc_time_problem(const std::string& text) {
+  const std::string like = "is not a UTC date like 2026-01-31 or 2026-01-31T12:00:00Z";
+  auto digits = [&text](size_t at, size_t n, int* out) {
+    if (at + n > text.size()) return false;
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      v = v * 10 + (text[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  if (!digits(0, 4, &y) || text.size() < 10 || text[4] != '-' || !digits(5, 2, &mo) || text[7] != '-' ||
+      !digits(8, 2, &d)) {
+    return like;
+  }
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mo < 1 || mo > 12 || d < 1 || d > days[mo - 1]) return "has no such day";
+  size_t at = 10;
+  if (at < text.size() && text[at] == 'T') {
+    if (!digits(at + 1, 2, &h) || at + 3 >= text.size() || text[at + 3] != ':' || !digits(at + 4, 2, &mi)) return like;
+    at += 6;
+    if (at < text.size() && text[at] == ':') {
+      if (!digits(at + 1, 2, &s)) return like;
+      at += 3;
+    }
+    if (h > 23 || mi > 59 || s > 59) return "has no such time of day";
+  }
+  if (at < text.size() && text[at] == 'Z') ++at;
+  return at == text.size() ? "" : like;
+}
+
 std::string size_text_problem(const std::string& text, int64_t* bytes) {
   const std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
   const std::string bad = "'" + shown + "' is not a size like 8G, 16 GiB or 512M";

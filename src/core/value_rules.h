@@ -56,6 +56,10 @@ std::string number_text_problem(const std::string& text, const NumberRule& rule,
 // set when good, else "'<text>' is not a size like 8G, 16 GiB or 512M" or "<text> must be ...".
 std::string size_text_problem(const std::string& text, int64_t* bytes = nullptr);
 
+// A UTC date as results carry it: YYYY-MM-DD, optionally THH:MM or THH:MM:SS, optionally Z, every field
+// in its calendar range (February 29 in leap years only). "" when good, else why not.
+std::string utc_time_problem(const std::string& text);
+
 // Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.
 class InputError : public std::invalid_argument {
  public:

@@ -198,9 +198,9 @@ RunQuery parse_run_query(const std::string& text) {
     } else if (key == "model") {
       q.model = value;
     } else if (key == "since") {
-      const bool date = value.size() >= 10 && value[4] == '-' && value[7] == '-' &&
-                        value.find_first_not_of("0123456789-:TZ") == std::string::npos;
-      if (!date) throw InputError(where + ": must be a date like 2026-01-31 (UTC, optionally with a time)");
+      if (const std::string why = utc_time_problem(value); !why.empty()) {
+        throw InputError(where + ": " + value + " " + why + " (UTC, optionally with a time)");
+      }
       q.since = value;
     } else if (key == "run") {
       count(&q.run);
