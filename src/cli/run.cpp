@@ -355,10 +355,12 @@ std::string claim_output(RunOptions& o, const std::vector<std::string>& inputs, 
   const StoreSpec store = o.store.spec();
   check_output(o.output, "-o", inputs, store);
   const std::string journal_path = journal_path_for(o.output);
-  check_output(journal_path, "-o's journal", inputs, store);
   if (const std::string why = input_file_problem(journal_path); !why.empty() && why != "no such file") {
     throw InputError("cannot write -o '" + o.output + "': its journal '" + journal_path + "' " + why);
   }
+  std::vector<std::string> not_the_journal = inputs;
+  for (const auto& f : store_files(store)) not_the_journal.push_back(f);
+  check_not_an_input(journal_path, "-o's journal", not_the_journal);
   if (!o.report.empty()) {  // a report that cannot be written must fail now, not after the run
     std::vector<std::string> read = inputs;
     read.insert(read.end(), {o.output, journal_path});
