@@ -47,11 +47,6 @@ std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool*
   };
 }
 
-// The batches measured for the prediction: two, so that with an exact prediction the whole search
-// is four tries (two to fit, the predicted batch, and one more); a third, 3/4 of the predicted batch,
-// when the prediction lies more than kMaxExtrapolation times beyond them (estimate_memory).
-constexpr int64_t kFitBatches[] = {4, 8};
-
 }  // namespace
 
 MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
@@ -65,55 +60,8 @@ MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& fla
   // Only under --memory-limit is there a known limit to predict against (a GPU case's caps its caching
   // allocator); a whole card's size minus its runtime's context is not known here.
   const int64_t limit = flags.memory_limit.empty() ? 0 : parse_size(flags.memory_limit, "memory limit");
-  if (limit <= 0 || max_batch < kFitBatches[1])
-    return search_max_batch(c, flags, start, max_batch, interrupted);
-  const auto run_one = isolated_try(flags, interrupted);
-  const MemoryEstimate e = estimate_memory(c, {kFitBatches[0], kFitBatches[1]}, {limit}, 0, run_one, {limit}, max_batch);
-  MaxBatchResult m;
-  if (!e.fitted) {
-    // Fewer than two batches trained. When the fit's tries already bracket the answer (the largest that
-    // trained, 0 for none, is one below the smallest that ran out of memory) it is the answer; otherwise
-    // the classic search finds out from `start` what does fit.
-    const Record* trained = nullptr;
-    int64_t too_big = 0;
-    bool only_ok_or_oom = true;
-    for (const auto& r : e.tries) {
-      if (r.status == Status::ok && (!trained || r.batch_size > trained->batch_size)) trained = &r;
-      if (r.status == Status::oom && (too_big == 0 || r.batch_size < too_big)) too_big = r.batch_size;
-      only_ok_or_oom = only_ok_or_oom && (r.status == Status::ok || r.status == Status::oom);
-    }
-    const int64_t largest = trained ? trained->batch_size : 0;
-    if (only_ok_or_oom && too_big == largest + 1) {
-      m.largest = largest;
-      if (trained) m.best = *trained;
-    } else {
-      m = search_max_batch(c, flags, start, max_batch, interrupted);
-    }
-  } else {
-    // Under a small limit the fit may stand on batches smaller than kFitBatches; the smallest that ran
-    // out of memory bounds the search from above (the answer is below it).
-    const int64_t trained = e.summary.batch_size;
-    const int64_t too_big = e.oom_batches.empty() ? 0 : e.oom_batches.front();
-    *predicted = e.summary.memory->predictions.front().largest_batch;
-    if (too_big != 0 && too_big - trained <= 1) {
-      m.largest = trained;  // already bracketed by the fit's own tries
-    } else {
-      const int64_t first = too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted;
-      // Each next try is aimed by the line through the latest batches that trained, the fit's among them.
-      const AimFn aim = [&](const std::vector<Record>& tries) {
-        std::vector<Record> all = e.tries;
-        all.insert(all.end(), tries.begin(), tries.end());
-        return aim_batch(all, limit);
-      };
-      m = find_max_batch_near(c, first, trained, too_big != 0 ? std::min(max_batch, too_big - 1) : max_batch, run_one,
-                              aim);
-      // Capped below a batch known not to train, reaching the cap is the answer, not the --max-batch limit.
-      if (too_big != 0 && m.largest == too_big - 1 && too_big - 1 < max_batch) m.hit_limit = false;
-    }
-    if (m.largest == trained && m.best.batch_size != m.largest) m.best = e.summary;
-  }
-  m.tries.insert(m.tries.begin(), e.tries.begin(), e.tries.end());
-  return m;
+  if (limit <= 0) return search_max_batch(c, flags, start, max_batch, interrupted);
+  return find_max_batch_predicted(c, limit, start, max_batch, isolated_try(flags, interrupted), predicted);
 }
 
 void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags) {

@@ -379,4 +379,57 @@ int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes) {
   return memory::predict(footprint, size_bytes).largest_batch;
 }
 
+MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit, int64_t start, int64_t max_batch,
+                                        const std::function<Record(const Case&)>& run_one, int64_t* predicted) {
+  *predicted = 0;
+  if (max_batch < kMaxBatchFitBatches[1]) return find_max_batch(c, start, max_batch, run_one);
+  const MemoryEstimate e = estimate_memory(c, {kMaxBatchFitBatches[0], kMaxBatchFitBatches[1]}, {limit}, 0, run_one,
+                                           {limit}, max_batch);
+  MaxBatchResult m;
+  if (!e.fitted) {
+    // Fewer than two batches trained. When the fit's tries already bracket the answer (the largest that
+    // trained, 0 for none, is one below the smallest that ran out of memory) it is the answer; otherwise
+    // the classic search finds out from `start` what does fit.
+    const Record* trained = nullptr;
+    int64_t too_big = 0;
+    bool only_ok_or_oom = true;
+    for (const auto& r : e.tries) {
+      if (r.status == Status::ok && (!trained || r.batch_size > trained->batch_size)) trained = &r;
+      if (r.status == Status::oom && (too_big == 0 || r.batch_size < too_big)) too_big = r.batch_size;
+      only_ok_or_oom = only_ok_or_oom && (r.status == Status::ok || r.status == Status::oom);
+    }
+    const int64_t largest = trained ? trained->batch_size : 0;
+    if (only_ok_or_oom && too_big == largest + 1) {
+      m.largest = largest;
+      if (trained) m.best = *trained;
+    } else {
+      m = find_max_batch(c, start, max_batch, run_one);
+    }
+  } else {
+    // Under a small limit the fit may stand on batches smaller than kMaxBatchFitBatches; the smallest that ran
+    // out of memory bounds the search from above (the answer is below it).
+    const int64_t trained = e.summary.batch_size;
+    const int64_t too_big = e.oom_batches.empty() ? 0 : e.oom_batches.front();
+    *predicted = e.summary.memory->predictions.front().largest_batch;
+    if (too_big != 0 && too_big - trained <= 1) {
+      m.largest = trained;  // already bracketed by the fit's own tries
+    } else {
+      const int64_t first = too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted;
+      // Each next try is aimed by the line through the latest batches that trained, the fit's among them.
+      const AimFn aim = [&](const std::vector<Record>& tries) {
+        std::vector<Record> all = e.tries;
+        all.insert(all.end(), tries.begin(), tries.end());
+        return aim_batch(all, limit);
+      };
+      m = find_max_batch_near(c, first, trained, too_big != 0 ? std::min(max_batch, too_big - 1) : max_batch, run_one,
+                              aim);
+      // Capped below a batch known not to train, reaching the cap is the answer, not the --max-batch limit.
+      if (too_big != 0 && m.largest == too_big - 1 && too_big - 1 < max_batch) m.hit_limit = false;
+    }
+    if (m.largest == trained && m.best.batch_size != m.largest) m.best = e.summary;
+  }
+  m.tries.insert(m.tries.begin(), e.tries.begin(), e.tries.end());
+  return m;
+}
+
 }  // namespace trainbench

@@ -11,6 +11,7 @@
 
 #include "results/record.h"
 #include "runner/case.h"
+#include "runner/maxbatch.h"
 
 namespace trainbench {
 
@@ -75,6 +76,20 @@ void try_under_sizes(MemoryEstimate& e, const Case& base, const std::vector<int6
 // slower (it grows in steps); 0 when fewer than two batches trained. maxbatch aims each try with it:
 // near the limit the line through the latest tries is a short extrapolation.
 int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes);
+
+// maxbatch under a memory limit of `limit_bytes`: the footprints of kMaxBatchFitBatches (estimate_memory,
+// refined up to `max_batch`) predict the largest batch (*predicted; 0 when none was made), then
+// find_max_batch_near searches from it, each try aimed by aim_batch and never above a batch that ran
+// out. When fewer than two batches trained but the fit's own tries bracket the answer (the largest
+// that trained is one below the smallest that ran out; 0 for none) that is the answer and nothing is
+// tried again; otherwise find_max_batch from `start`. A `max_batch` below the fit's batches searches
+// with find_max_batch alone. Every try, the fit's first, is in the result.
+// Two fit batches: with an exact prediction the whole search is four tries (two to fit, the predicted
+// batch, and one more); a third, 3/4 of the predicted batch, when the prediction lies more than
+// kMaxExtrapolation times beyond them.
+constexpr int64_t kMaxBatchFitBatches[] = {4, 8};
+MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit_bytes, int64_t start, int64_t max_batch,
+                                        const std::function<Record(const Case&)>& run_one, int64_t* predicted);
 
 // What the predictions assume, stored with them (docs/memory.md).
 std::string prediction_assumptions(const DeviceSpec& device);
