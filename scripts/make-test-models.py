@@ -16,6 +16,8 @@ tests and CI need no Python. Run with the Python whose torch matches the LibTorc
   tiny_hang.pt      a forward that never returns (a loop on an integer whose end is centuries away)
   tiny_hog.pt       a forward that fills 4 GiB per sample (a [batch, 2^30] fp32 tensor of ones)
   tiny_boom.pt      a forward that raises RuntimeError("boom from forward")
+  tiny_boom_lines.pt  a forward that raises a message of three lines: "boom from forward", then
+                    "ValueError: second line" and an indented third, which no reader may take for it
   tiny_crafted.pt   a valid archive whose parameter `w` claims 2^40 elements over a 37-element (148-byte)
                     storage: its data.pkl's size tuple rewritten; the forward sums all of `w`, reading
                     far past the storage (a segmentation fault where it runs)
@@ -95,6 +97,13 @@ class Boom(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class BoomLines(Boom):
+    def forward(self, x):
+        if bool(x.size(0) > 0):
+            raise RuntimeError("boom from forward\nValueError: second line\n    third line")
+        return self.fc(x.mean(dim=(2, 3)))
+
+
 class Crafted(nn.Module):
     def __init__(self):
         super().__init__()
@@ -137,6 +146,7 @@ def main():
     torch.jit.save(torch.jit.script(Hang()), os.path.join(out, "tiny_hang.pt"))
     torch.jit.save(torch.jit.script(Hog()), os.path.join(out, "tiny_hog.pt"))
     torch.jit.save(torch.jit.script(Boom()), os.path.join(out, "tiny_boom.pt"))
+    torch.jit.save(torch.jit.script(BoomLines()), os.path.join(out, "tiny_boom_lines.pt"))
     honest = os.path.join(out, "tiny_crafted_source.pt")
     torch.jit.save(torch.jit.script(Crafted()), honest)
     # The size tuple (37,) pickles as "(K%t" (BININT1 37); the storage's own element count, also 37,
@@ -144,7 +154,7 @@ def main():
     rewrite_pickle(honest, os.path.join(out, "tiny_crafted.pt"), b"(K%t", b"(\x8a\x08" + (1 << 40).to_bytes(8, "little") + b"t")
     os.remove(honest)
     for name in ("tiny_conv", "tiny_lm", "tiny_noparams", "tiny_future", "tiny_hang", "tiny_hog", "tiny_boom",
-                 "tiny_crafted"):
+                 "tiny_boom_lines", "tiny_crafted"):
         print(name, os.path.getsize(os.path.join(out, name + ".pt")), "bytes")
 
 

@@ -63,6 +63,7 @@ TEST(FieldTables, CsvHeaderIsThePublishedOne) {
 TEST(FieldTables, OlderFilesReadAsTheDefaultsAndMissingRequiredKeysAreNamed) {
   Record r;
   r.name = "resnet18:b2:fp32:nchw:cpu";
+  r.device = "cpu";
   r.tf32 = "on";
   r.loss_scale = 1024.0;
   nlohmann::json j = to_json(r);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cli_util.h"
+#include "results/number_format.h"
 #include "results/results_file.h"
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
@@ -592,8 +593,10 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 735, 7296}));
   EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 100.0);
   EXPECT_EQ(m.predictions.front().largest_batch, 9728);
-  EXPECT_NE(m.assumptions.find("batches 735, 7296 added so that the largest batch for"), std::string::npos)
-      << m.assumptions;
+  EXPECT_NE(m.assumptions.find("batches 735, 7296 added so that the largest batch for " + format_bytes(1000000) +
+                               " is read"),
+            std::string::npos)
+      << m.assumptions;  // both were added for the one size: it is named once
   // Batch 4 lies off that line: 24000 measured against 27200 + 100 x 4 = 27600, 15.0% of its peak; 8 is
   // on it. With four batches the printout speaks of the smaller ones.
   EXPECT_NEAR(m.fit->linearity_error, 0.15, 1e-12);
@@ -848,16 +851,25 @@ TEST(MaxBatch, FromThePredictionWhenTheFitBracketsTheAnswerNothingMoreIsTried) {
   EXPECT_EQ(dev.tried, (std::vector<int64_t>{4, 8, 6, 5}));
 }
 
-// Far from the fit's batches the prediction leads: 45000 bytes hold batch 100 ((45000 - 5000) / 400).
-// The fit (4, 8, and 75, three quarters of the far prediction) predicts 100 exactly: 100 trains and 101
-// does not, no batch twice, and below --max-batch 8 the plain search runs instead (no fit).
-TEST(MaxBatch, FromThePredictionAFarAnswerCostsTwoTriesBeyondTheFit) {
+// Far from the fit's batches the prediction is reached no faster than doubling: 45000 bytes hold batch
+// 100 ((45000 - 5000) / 400). The fit (4, 8) predicts 100; the batch added to refine it is capped at
+// twice 8 (16, not 3/4 of 100), the first try at twice 16 (32), the next aim (100) at 64; then 100
+// trains. Going up, the least step doubles from the second aimed try on (find_max_batch_near): 102,
+// which runs out, then 101, which does too. No batch twice. Below --max-batch 8 the plain search runs
+// instead (no fit).
+// (Seen before: 4, 8, then the --max-batch 100000 at once under a limit above the host's memory.)
+TEST(MaxBatch, FromThePredictionAFarAnswerIsReachedNoFasterThanDoubling) {
   LimitedMemoryDevice dev{45000, {}};
   int64_t predicted = 0;
   const MaxBatchResult m = find_max_batch_predicted(base_case(), 45000, 1, 65536, std::ref(dev), &predicted);
   EXPECT_EQ(m.largest, 100);
   EXPECT_EQ(predicted, 100);
-  EXPECT_EQ(dev.tried, (std::vector<int64_t>{4, 8, 75, 100, 101}));
+  EXPECT_EQ(dev.tried, (std::vector<int64_t>{4, 8, 16, 32, 64, 100, 102, 101}));
+  int64_t largest_trained = 0;
+  for (const auto& r : m.tries) {
+    if (largest_trained > 0) EXPECT_LE(r.batch_size, 2 * largest_trained) << "faster than doubling";
+    if (r.status == Status::ok) largest_trained = std::max(largest_trained, r.batch_size);
+  }
 
   LimitedMemoryDevice small{45000, {}};
   const MaxBatchResult capped = find_max_batch_predicted(base_case(), 45000, 1, 6, std::ref(small), &predicted);
@@ -865,6 +877,34 @@ TEST(MaxBatch, FromThePredictionAFarAnswerCostsTwoTriesBeyondTheFit) {
   EXPECT_EQ(capped.largest, 6);
   EXPECT_TRUE(capped.hit_limit);
   EXPECT_EQ(small.tried, (std::vector<int64_t>{1, 2, 4, 6}));
+}
+
+// A limit below the heap the process already has mapped (1k) cannot be met by growing nothing: a
+// case whose tensors (counted by trainbench's allocator) peak above the limit ran out of memory,
+// whatever RLIMIT_AS saw. The tiny convnet's batch 1 holds at least a 3 x 56 x 56 float input
+// (37632 bytes), so every try runs out and the answer is that not even batch 1 fits.
+TEST(MaxBatch, ALimitBelowTheMappedHeapTrainsNothing) {
+  const MaxBatchRun run = run_maxbatch(
+      "floor", "--no-predict --model convnet --set channels=4 --set depth=1 --device cpu --memory-limit 1k"
+               " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100");
+  ASSERT_EQ(run.cmd.code, 0) << run.cmd.err;
+  EXPECT_NE(run.cmd.out.find("not even batch 1 fits"), std::string::npos) << run.cmd.out;
+  ASSERT_FALSE(run.results.benchmarks.empty());
+  for (const auto& r : run.results.benchmarks) {
+    EXPECT_EQ(r.status, Status::oom) << r.name;
+    EXPECT_EQ(r.memory_limit_bytes, 1024);
+  }
+}
+
+// maxbatch tries every batch here: a CPU limit above this machine's available memory (1000T) is
+// refused before anything runs, pointing at `memory --fits`, which predicts without trying.
+TEST(MaxBatch, ACpuLimitAboveTheMachinesMemoryIsRefused) {
+  const std::filesystem::path dir = test::temp_dir("maxbatch", "above");
+  const test::CmdResult r = test::run_trainbench(
+      "maxbatch --model convnet --device cpu --memory-limit 1000T -o " + (dir / "mb.json").string(), dir);
+  EXPECT_TRUE(test::refused(r, {"--memory-limit 1000T: more than the", "memory --fits 1000T"}));
+  EXPECT_FALSE(std::filesystem::exists(dir / "mb.json"));
+  std::filesystem::remove_all(dir);
 }
 
 // --max-batch bounds every try, the batches the prediction adds to refine its line included: a tiny

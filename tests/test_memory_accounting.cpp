@@ -341,10 +341,23 @@ TEST(MemoryFit, ACudaCardIsTheTensorsTimesTheAllocatorsRatioPlusTheContext) {
   EXPECT_NE(g->assumptions.find("500 B outside the caching allocator"), std::string::npos) << g->assumptions;
   EXPECT_FALSE(memory::predict_gpu_target(memory::fit_memory({2, 4}, {1000, 1000}, "tensors"), {13500}, 500));
 
-  // In a results file: the same back, and a value no prediction gives is refused, naming the field.
+  // In a results file: the same back, field by field against the values above (not the writer against
+  // itself), and a value no prediction gives is refused, naming the field.
   MemoryInfo m;
   m.gpu_target = g;
-  EXPECT_EQ(memory_to_json(memory_from_json(memory_to_json(m))), memory_to_json(m));
+  const MemoryInfo back = memory_from_json(memory_to_json(m));
+  ASSERT_TRUE(back.gpu_target.has_value());
+  EXPECT_EQ(back.gpu_target->context_bytes, 500);
+  EXPECT_DOUBLE_EQ(back.gpu_target->reserved_per_tensor_byte, 1.18);
+  EXPECT_DOUBLE_EQ(back.gpu_target->reserved_per_tensor_byte_max, 1.26);
+  ASSERT_EQ(back.gpu_target->predictions.size(), 2u);
+  EXPECT_EQ(back.gpu_target->predictions[0].size_bytes, 13500);
+  EXPECT_EQ(back.gpu_target->predictions[0].largest_batch_high, 120);
+  EXPECT_EQ(back.gpu_target->predictions[0].largest_batch, 100);
+  EXPECT_EQ(back.gpu_target->predictions[0].largest_batch_low, 93);
+  EXPECT_EQ(back.gpu_target->predictions[1].size_bytes, 1400);
+  EXPECT_EQ(back.gpu_target->predictions[1].largest_batch, 0);
+  EXPECT_EQ(back.gpu_target->assumptions, g->assumptions);
   nlohmann::json bad = memory_to_json(m);
   bad["gpu_target"]["predictions"][0]["largest_batch"] = 121;
   EXPECT_THROW(memory_from_json(bad), std::runtime_error);
@@ -446,11 +459,14 @@ TEST(MemoryCli, UnderASmallLimitTheMeasuredBatchesAdapt) {
   for (int64_t b : fitted)
     EXPECT_LT(b, *std::min_element(oom.begin(), oom.end())) << "a fitted batch above one that ran out";
   EXPECT_NE(printed.find("ran out of memory: fitted on the"), std::string::npos) << printed;
-  // The prediction for the limit itself stays below the batch that ran out under it.
+  // The prediction for the limit itself stays below the batch that ran out under it; one is made.
+  int predictions = 0;
   for (const auto& r : f.benchmarks) {
     if (!r.memory || r.memory->predictions.empty()) continue;
+    ++predictions;
     EXPECT_LT(r.memory->predictions.front().largest_batch, *std::min_element(oom.begin(), oom.end()));
   }
+  EXPECT_EQ(predictions, 1) << printed;
   std::filesystem::remove_all(m.dir);
 }
 

@@ -171,8 +171,16 @@ TEST(Pixels, AHeaderClaimingMorePixelsThanTheLimitIsRefusedBeforeDecoding) {
   EXPECT_FALSE(chose) << "no crop is drawn for a refused file";
   EXPECT_NE(why.find("60000x60000"), std::string::npos) << why;
   EXPECT_NE(why.find(std::to_string(data::kMaxImagePixels)), std::string::npos) << why;
-  // Pillow's refusal limit is twice its MAX_IMAGE_PIXELS, 2 x 89,478,485.
-  EXPECT_EQ(data::kMaxImagePixels, 178956970);
+  // Pillow's refusal limit: its Image.py has MAX_IMAGE_PIXELS = int(1024 * 1024 * 1024 // 4 // 3), that is
+  // 89,478,485, and refuses an image of more than twice that many pixels (DecompressionBombError). A
+  // header of exactly 178,956,970 pixels (one row) passes the check; one more pixel is refused.
+  for (const auto& [w, refused] : {std::pair<uint32_t, bool>{178956970, false}, {178956971, true}}) {
+    const std::vector<uint8_t> row = png_header(w, 1);
+    why.clear();
+    EXPECT_FALSE(data::decode_crop(row.data(), row.size(), choose, format, out.data(), times, why));
+    EXPECT_EQ(why.find("over the limit") != std::string::npos, refused) << w << ": " << why;
+  }
+  chose = false;
   const std::vector<uint8_t> small = png_header(1000, 1000);
   why.clear();
   EXPECT_FALSE(data::decode_crop(small.data(), small.size(), choose, format, out.data(), times, why));

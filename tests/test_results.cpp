@@ -781,6 +781,15 @@ TEST(Printer, RowsThatMissedTheNoiseTargetAreMarkedWithAFooter) {
   by_steps.stop_reason = "max_steps";
   EXPECT_NE(noise_footer({missed, by_steps}).find("raise --max-time or raise --max-steps"), std::string::npos);
   EXPECT_NE(print_markdown({missed}).find("\n! 1 of 1 row(s)"), std::string::npos);
+  // A row that began measuring before its steps settled: the footer names both causes (a fixed warm-up,
+  // --max-time) and never tells a user who gave no --warmup to drop it.
+  Record settling = met;
+  settling.still_settling = true;
+  EXPECT_EQ(settling_footer({met}), "");
+  const std::string settled = settling_footer({settling, met});
+  EXPECT_NE(settled.find("! 1 of 2 row(s) began measuring before the step time settled"), std::string::npos);
+  EXPECT_NE(settled.find("leave the warm-up unset"), std::string::npos) << settled;
+  EXPECT_EQ(settled.find("drop --warmup"), std::string::npos) << settled;
   // Old files (no field) and failed rows are never marked.
   Record old = met;
   old.noise_target_met.reset();

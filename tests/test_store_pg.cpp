@@ -106,9 +106,20 @@ TEST(PgStore, RunsGoInAndComeOutAsOnSQLite) {
     ids.push_back(a.id);
   }
   ResultsFile hostile = read_results(kData + "/report_cpu.json");
-  hostile.context.hostname = "h'); DROP TABLE runs; -- $1 \xc3\xa9";
+  hostile.context.hostname = "h);--$1:%_";  // what the host-name rule lets through, SQL's markers among it
+  hostile.context.device_name = "h'); DROP TABLE runs; -- $1 \xc3\xa9";
   hostile.context.start_time = "2031-01-01T00:00:00Z";  // the latest run
   hostile.benchmarks[0].model = "'; DELETE FROM cases; --";
+  // One rule for both stores: a host name of 1 MiB, which SQLite would hold and PostgreSQL's index
+  // would not, is refused by either before any SQL, naming the field (test_store.cpp).
+  ResultsFile huge = hostile;
+  huge.context.hostname = std::string(1 << 20, 'h');
+  try {
+    (void)store->add(huge);
+    ADD_FAILURE() << "a 1 MiB host name was stored";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("field \"hostname\""), std::string::npos) << e.what();
+  }
   const Store::Added h = store->add(hostile);
   EXPECT_EQ(results_to_string(store->load(h.id)), results_to_string(hostile));
   RunQuery q;

@@ -409,6 +409,21 @@ TEST(ScriptUserCode, TheModelsOwnErrorReachesTheUser) {
   EXPECT_TRUE(refused(r, {"fails on input [2, 3, 8, 8] (3x8x8): ", "boom from forward"}));
 }
 
+// A message of several lines ("boom from forward", "ValueError: second line", "    third line";
+// scripts/make-test-models.py) is shown by its first line, the one the model raised first: not its
+// last line, nor a later one that looks like an exception's own.
+TEST(ScriptUserCode, AModelsMessageOfSeveralLinesIsShownByItsFirst) {
+  const auto dir = temp_dir("torchscript", "boom-lines");
+  const CmdResult r = run_trainbench(
+      "run --model " + kData + "/tiny_boom_lines.pt --input 3x8x8 --target classes:5 --batch 2 -o " +
+          (dir / "r.json").string(),
+      dir, RunWith{"", 60});
+  EXPECT_TRUE(refused(r, {"fails on input [2, 3, 8, 8] (3x8x8): ", "RuntimeError: boom from forward"}));
+  EXPECT_EQ(r.err.find("second line"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("third line"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("HERE"), std::string::npos) << r.err;
+}
+
 // explain times the layers in a child of its own (`explain-layers`), not in its process, and under the
 // step's --timeout: tiny_conv's 3 layers, each phase timed for at least 4 s (--op-time), need over 24 s,
 // so a --timeout of 8 s, which the whole step keeps within, ends them. The step stays in the results

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/device_text.h"
 #include "core/value_rules.h"
 #include "report/html_report.h"  // detail::sweep_key
 
@@ -28,7 +29,7 @@ struct Keys {
   std::string key, workload, family;
 };
 
-Keys keys_of(const Record& r) { return {join_key(r, false), detail::sweep_key(r), family_of(r.model)}; }
+Keys keys_of(const Record& r) { return {case_key(r), detail::sweep_key(r), family_of(r.model)}; }
 
 // The memory limit a stored case ran under, read from its record's text as the store wrote it (compact
 // JSON) without parsing the whole record: 0 when it ran under none, or the file was written before
@@ -81,11 +82,14 @@ class ColumnReader {
  public:
   ColumnReader(Store& store, Board& b) : store_(store), b_(b) {}
 
-  void read(const std::vector<const StoredRun*>& runs) {
+  // The cases of `runs` on `device` (canonical): a run over two devices gives each column its own.
+  void read(const std::vector<const StoredRun*>& runs, const std::string& device) {
     col_ = b_.columns.size() - 1;
     keys_by_name_.clear();
     for (const StoredRun* run : runs) {
-      for (const StoredCase& sc : store_.cases(run->id)) add(*run, sc);
+      for (const StoredCase& sc : store_.cases(run->id)) {
+        if (canonical_device_text(sc.device.empty() ? run->device : sc.device) == device) add(*run, sc);
+      }
     }
   }
 
@@ -232,22 +236,35 @@ Board build_board(Store& store, const BoardOptions& options) {
   b.options = options;
   // The runs, oldest first, grouped by machine and device; each group's latest N.
   const std::vector<StoredRun> all = store.runs(parse_run_query(options.query));
+  // A run over several devices (context.device "cpu,cuda:0") belongs to each device's column; "cuda"
+  // and "cuda:0" are one device.
   std::map<std::pair<std::string, std::string>, std::vector<const StoredRun*>> groups;
-  for (const auto& r : all) groups[{r.hostname, r.device}].push_back(&r);
+  for (const auto& r : all) {
+    for (const std::string& d : context_devices(r.device)) groups[{r.hostname, d}].push_back(&r);
+  }
   ColumnReader reader(store, b);
   for (auto& [where, runs] : groups) {
     if (static_cast<int64_t>(runs.size()) > options.last) runs.erase(runs.begin(), runs.end() - options.last);
     BoardColumn c;
     c.hostname = where.first;
     c.device = where.second;
-    c.device_name = runs.back()->device_name;
+    // The device's name from the latest run on it alone; a run over several devices names the CPU
+    // (its context describes the CPU), so a GPU column from such runs only is named by its device.
+    c.device_name = where.second;
+    for (auto r = runs.rbegin(); r != runs.rend(); ++r) {
+      const std::vector<std::string> devices = context_devices((*r)->device);
+      if ((devices.size() == 1 && devices[0] == where.second) || is_cpu_device_text(where.second)) {
+        c.device_name = (*r)->device_name;
+        break;
+      }
+    }
     c.latest_run = runs.back()->id;
     c.latest_start = runs.back()->start_time;
     c.runs = static_cast<int64_t>(runs.size());
     b.columns.push_back(c);
     for (auto& row : b.rows) row.cells.emplace_back();
     for (auto& m : b.memory) m.cells.emplace_back();
-    reader.read(runs);
+    reader.read(runs, where.second);
   }
   tidy_memory(b);
   b.baseline = find_baseline(b.columns, options.baseline);

@@ -66,22 +66,28 @@ History detect_changes(const std::vector<HistoryPoint>& s, const StepRule& rule)
       ++i;
       continue;
     }
-    // A run beyond the threshold that lies nearer the old level than the new one is an outlier just
-    // before the step: the change starts after it (where the runs after it still hold the change).
-    auto level_from = [&](size_t at) {
-      std::vector<double> logs;
-      for (size_t j = at; j < at + hold; ++j) logs.push_back(std::log(s[j].value));
-      return median_of(logs);
-    };
+    // Where the change starts (docs/methodology.md, "History and regressions"): at i, unless run i lies
+    // nearer the old level than the new one, the median of the runs after it that stay beyond the
+    // threshold on the same side (at most `lookback`): then it was an outlier just before the step, and
+    // the change starts at the next run, while that run and the ones after it still hold. The new
+    // level is a median of many runs, so an outlier inside the step does not move it.
     size_t at = i;
     while (at + 1 + hold <= n) {
       bool next_held = true;
       for (size_t j = at + 1; next_held && j < at + 1 + hold; ++j) next_held = side(s[j], l) == first;
+      if (!next_held) break;
+      std::vector<double> after;
+      for (size_t j = at + 1; j < n && after.size() < lookback && side(s[j], l) == first; ++j) {
+        after.push_back(std::log(s[j].value));
+      }
       const double x = std::log(s[at].value);
-      if (!next_held || std::fabs(x - l.log_median) >= std::fabs(x - level_from(at + 1))) break;
+      if (std::fabs(x - l.log_median) >= std::fabs(x - median_of(after))) break;
       ++at;
     }
-    h.changes.push_back({at, std::exp(level_from(at) - l.log_median), l.threshold});
+    // Its size: the median of the held runs from there over the baseline's level.
+    std::vector<double> held_logs;
+    for (size_t j = at; j < at + hold; ++j) held_logs.push_back(std::log(s[j].value));
+    h.changes.push_back({at, std::exp(median_of(held_logs) - l.log_median), l.threshold});
     start = at;
     i = start + before;
   }

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "results/number_format.h"
 #include "results/printer.h"
 #include "results/results_file.h"
 #include "runner/child.h"
@@ -81,6 +82,21 @@ void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags
   }
 }
 
+// maxbatch tries every batch on this machine: a CPU case under a limit above the memory available here
+// would have its largest tries swap or wake the host's out-of-memory killer, not run out of memory
+// where the limit says. `memory --size` predicts for a larger machine without trying there.
+void refuse_cpu_limit_above_available(const std::vector<Case>& plan, const MeasureFlags& flags) {
+  if (flags.memory_limit.empty() || flags.memory_limit_cpu_only) return;
+  const bool cpu = std::any_of(plan.begin(), plan.end(), [](const Case& c) { return !c.device.is_gpu(); });
+  const int64_t avail = available_memory_bytes();
+  const int64_t limit = parse_size(flags.memory_limit, "--memory-limit");
+  if (!cpu || avail <= 0 || limit <= avail) return;
+  throw InputError(fmt::format(
+      "--memory-limit {}: more than the {} of memory available on this machine, where maxbatch tries each batch "
+      "of a CPU case; `trainbench memory --fits {}` predicts for a machine that large",
+      flags.memory_limit, format_bytes(avail), flags.memory_limit));
+}
+
 int cmd_maxbatch(MaxBatchOptions o) {
   Sweep s = o.to_sweep();
   s.batches = {o.start};
@@ -91,6 +107,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
   check_output(o.output, "-o", case_input_files(plan), store);
   default_cpu_memory_limit(plan, o.measure);
+  refuse_cpu_limit_above_available(plan, o.measure);
 
   ResultsFile results;
   results.context = collect_context(configure_threads(0), plan.front().device.str());

@@ -22,4 +22,20 @@ bool is_gpu_device_text(const std::string& device_text);
 // Whether the text names the CPU ("cpu").
 bool is_cpu_device_text(const std::string& device_text);
 
+// "" when the text names one device of a known kind ("cpu", "cuda", "cuda:3"), else why not.
+std::string device_text_problem(const std::string& device_text);
+// "" when a context's device is one or several such devices, comma-separated; else why not.
+std::string context_device_problem(const std::string& context_device);
+
+// The same for a results file's record and context, where empty means not recorded.
+std::string recorded_device_problem(const std::string& device_text);
+std::string recorded_devices_problem(const std::string& context_device);
+
+// One device, one text: an indexed kind without its index is its default device, 0 ("cuda" and
+// "cuda:0" on one GPU are one device: "cuda:0"); anything else as given.
+std::string canonical_device_text(const std::string& device_text);
+// The devices a context's `device` names, each canonical and once: a run over `--device cpu,cuda:0`
+// writes "cpu,cuda:0".
+std::vector<std::string> context_devices(const std::string& context_device);
+
 }  // namespace trainbench

@@ -1,6 +1,7 @@
 // collect_system_info: reads the machine (/proc, uname, /etc/os-release), the LibTorch build
 // (TORCH_VERSION, at::show_config, the BLAS mapped into this process) and the device.
 #include "core/sysinfo.h"
+#include "core/value_rules.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -192,10 +193,16 @@ int64_t mem_total_bytes() {
   return 0;
 }
 
+// The machine's name as results carry it: a character host_name_problem refuses (a space, a '/', a
+// control: a name set by hand) becomes '_', so that a run's own file is always readable.
 std::string host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
+  std::string name = buf;
+  for (char& ch : name) {
+    if (!host_name_problem(std::string(1, ch)).empty()) ch = '_';
+  }
+  return name;
 }
 
 const char* build_kind() {

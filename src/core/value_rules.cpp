@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
@@ -30,6 +31,22 @@ std::string number_text_problem(const std::string& text, const NumberRule& r, do
   const std::string why = number_problem(errno == ERANGE && std::fabs(v) > 1.0 ? HUGE_VAL : v, r);
   if (!why.empty()) return shown + " " + why;
   if (out != nullptr) *out = v;
+  return "";
+}
+
+std::string start_time_problem(const std::string& text) { return text.empty() ? "" : utc_time_problem(text); }
+
+std::string host_name_problem(const std::string& text) {
+  if (text.size() > 255) return "a host name of " + std::to_string(text.size()) + " bytes (at most 255)";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c >= 0x7f || std::string("/\\<>&\"'`|").find(ch) != std::string::npos) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", c);
+      return std::string("a host name with the character ") + hex +
+             " (printable ASCII only, no space and none of / \\ < > & \" ' ` |)";
+    }
+  }
   return "";
 }
 

@@ -60,6 +60,16 @@ std::string size_text_problem(const std::string& text, int64_t* bytes = nullptr)
 // in its calendar range (February 29 in leap years only). "" when good, else why not.
 std::string utc_time_problem(const std::string& text);
 
+// A run's start time as a results file carries it: utc_time_problem's rule, or empty (not recorded; it
+// sorts as the oldest). A text that is no time would sort anywhere (`zzzz`: the latest for ever).
+std::string start_time_problem(const std::string& text);
+
+// A host name as a results file carries it (the machine a run is filed under): at most 255 bytes of
+// printable ASCII, none of them a space, '/', '\\', '<', '>', '&', '"', '\'', '`' or '|': what a
+// terminal, a Markdown or HTML page and a board label HOST/DEVICE show as the characters they are.
+// Empty: not recorded.
+std::string host_name_problem(const std::string& text);
+
 // Thrown for bad user input: one line naming the bad value. The CLI exits 2 on it.
 class InputError : public std::invalid_argument {
  public:

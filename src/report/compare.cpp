@@ -90,7 +90,24 @@ Verdict verdict_for(double ratio, double noise_base, double noise_other) {
   return ratio > 1.0 ? Verdict::faster : Verdict::slower;
 }
 
-std::string join_key(const Record& r, bool detailed) {
+// join_key, or with `asked` (the case the record's descriptor names) its thread count and data source too.
+std::string join_key_of(const Record& r, bool detailed, const Case* asked);
+
+std::string join_key(const Record& r, bool detailed) { return join_key_of(r, detailed, nullptr); }
+
+std::string case_key(const Record& r) {
+  // What the record's own descriptor asked for beyond compare's key: a thread count given (":tN"; the
+  // count a default run got belongs to the machine) and the data source. A name that is no descriptor
+  // (a file written by hand) keeps compare's key.
+  try {
+    const Case asked = parse_case(r.name);
+    return join_key_of(r, false, &asked);
+  } catch (const std::exception&) {
+    return join_key(r, false);
+  }
+}
+
+std::string join_key_of(const Record& r, bool detailed, const Case* asked) {
   // The record's case descriptor without its device (and data source): the same case measured on
   // another machine or device pairs with it. `detailed` (when a file repeats the shorter key) keeps the
   // threads and the kernel choices.
@@ -113,6 +130,13 @@ std::string join_key(const Record& r, bool detailed) {
   c.optimizer = r.optimizer;
   c.threads = detailed ? r.threads : 0;
   c.forward_only = r.forward_only;
+  if (asked != nullptr) {
+    c.threads = asked->threads;
+    c.data = asked->data;
+    c.data_dtype = asked->data_dtype;
+    c.loader_threads = asked->loader_threads;
+    c.data_transfer = asked->data_transfer;
+  }
   std::string descriptor = c.descriptor();
   descriptor.resize(descriptor.size() - 1 - c.device.str().size());  // ":DEVICE" comes last
   // The record's precision and layout as its text: a file's own, or "*" where compare ignores them

@@ -81,6 +81,11 @@ double combined_noise(double noise_base, double noise_other);
 // "bert:hidden=768:b8:fp32:nchw:adam". The thread count is left out as well (it belongs to the
 // machine like the device) unless `with_threads`.
 std::string join_key(const Record& r, bool with_threads);
+// A case's whole identity but its device, as the board's rows are keyed: join_key plus what the
+// record's descriptor asked for that join_key leaves out, a thread count (`--threads 1,2` gives two
+// rows; the count a default run got is the machine's) and the data source (real data and synthetic
+// are two rows).
+std::string case_key(const Record& r);
 
 // The workload family of a model from the registry; "other" for a model it does not know.
 std::string family_of(const std::string& model);

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/device_text.h"
+#include "core/value_rules.h"
 #include "results/fields.h"
 
 namespace trainbench {
@@ -40,8 +42,8 @@ const std::vector<Field<Context>>& context_fields() {
   static const std::vector<Field<C>> fields = {
       field("trainbench_version", &C::trainbench_version),
       field("git_revision", &C::git_revision),
-      field("start_time", &C::start_time),
-      field("hostname", &C::hostname),
+      field("start_time", &C::start_time).checked_text(&start_time_problem, &C::start_time),
+      field("hostname", &C::hostname).checked_text(&host_name_problem, &C::hostname),
       field("os", &C::os),
       field("cpu_model", &C::cpu_model),
       field("cpu_cores", &C::cpu_cores),
@@ -55,7 +57,7 @@ const std::vector<Field<Context>>& context_fields() {
       field("blas_library", &C::blas_library),
       field("blas_kind", &C::blas_kind),
       field("threads", &C::threads),
-      field("device", &C::device),
+      field("device", &C::device).checked_text(&recorded_devices_problem, &C::device),
       field("device_name", &C::device_name),
       field("device_memory_bytes", &C::device_memory_bytes),
       field("cpu_allocator", &C::cpu_allocator),
@@ -80,8 +82,12 @@ nlohmann::json to_json(const Context& c) { return detail::write_fields(context_f
 
 Context context_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw std::runtime_error(std::string("expected a context object, got ") + j.type_name());
-  return detail::read_fields(context_fields(), j);
+  Context c = detail::read_fields(context_fields(), j);
+  check_context(c);
+  return c;
 }
+
+void check_context(const Context& c) { detail::check_fields(context_fields(), c); }
 
 void to_json(nlohmann::json& j, const Context& c) { j = to_json(c); }
 void from_json(const nlohmann::json& j, Context& c) { c = context_from_json(j); }

@@ -36,6 +36,10 @@ std::string iso8601_utc_now();
 nlohmann::json to_json(const Context& c);
 // Throws std::runtime_error naming the missing or mistyped field.
 Context context_from_json(const nlohmann::json& j);
+// Throws std::runtime_error naming the first field whose value its rule refuses (a start time that is
+// no time, a host name a terminal or page would not show as it is, a device of no known kind):
+// context_from_json's check, for a context made in memory (a store's add).
+void check_context(const Context& c);
 
 void to_json(nlohmann::json& j, const Context& c);
 void from_json(const nlohmann::json& j, Context& c);

@@ -38,7 +38,10 @@ std::string print_json(const ResultsFile& file);            // the results file 
 
 // One cell's text, made safe for its format; shared with the compare printers.
 std::string csv_quote(const std::string& s);        // RFC 4180: quoted only when it holds , " CR or LF
-std::string markdown_escape(const std::string& s);  // for a table cell: '|' -> "\\|", CR and LF -> ' '
+// A Markdown table cell or line: '|' -> "\\|", CR and LF -> ' ', '<' '>' '&' as HTML entities, '`'
+// escaped, other control characters as \xNN (results/text_table.h terminal_text): text from a record is
+// shown, never obeyed by a renderer or a terminal.
+std::string markdown_escape(const std::string& s);
 
 namespace detail {
 

@@ -128,7 +128,8 @@ std::string settling_footer(const std::vector<Record>& records) {
   if (n == 0) return "";
   return fmt::format(
       "! {} of {} row(s) began measuring before the step time settled (the first measured steps were over "
-      "10% slower than the rest): drop --warmup to let the warm-up wait for it, or raise it\n",
+      "10% slower than the rest): a fixed warm-up (--warmup, or a suite's `warmup`) or --max-time ended it first; "
+      "leave the warm-up unset to let it wait for the step time, or raise the one that ended it\n",
       n, records.size());
 }
 

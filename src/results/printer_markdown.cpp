@@ -1,15 +1,28 @@
 // A GitHub-flavoured markdown table with the console table's columns, for pasting into issues and docs.
 #include "results/printer.h"
 
+#include <algorithm>
+
+#include "results/text_table.h"
+
 namespace trainbench {
 
 std::string markdown_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  std::string flat = s;
+  std::replace(flat.begin(), flat.end(), '\n', ' ');
+  std::replace(flat.begin(), flat.end(), '\r', ' ');
+  for (char c : terminal_text(flat)) {  // the other controls as \xNN; then what Markdown and HTML read
     if (c == '|')
       out += "\\|";
-    else if (c == '\n' || c == '\r')
-      out += ' ';
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '`')
+      out += "\\`";
     else
       out += c;
   }

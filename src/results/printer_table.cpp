@@ -20,7 +20,7 @@ class TableReporter final : public Reporter {
  public:
   explicit TableReporter(std::ostream& out) : out_(out) {}
   void begin(const Context& context, Feed feed) override {
-    if (feed == Feed::file) out_ << detail::context_summary(context) << "\n\n";
+    if (feed == Feed::file) out_ << terminal_text(detail::context_summary(context)) << "\n\n";
     out_ << table_header() << std::flush;
   }
   void record(const Record& r) override { out_ << table_row(r) << std::flush; }
@@ -44,7 +44,7 @@ std::string table_footer(const std::vector<Record>& records) {
 
 std::string print_table(const std::vector<Record>& records, const Context* context) {
   std::string out;
-  if (context) out += detail::context_summary(*context) + "\n\n";
+  if (context) out += terminal_text(detail::context_summary(*context)) + "\n\n";
   out += table_header();
   for (const auto& r : records) out += table_row(r);
   return out + table_footer(records);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/device_text.h"
 #include "core/value_rules.h"
 #include "results/fields.h"
 
@@ -146,7 +147,7 @@ std::vector<Field<Record>> make_record_fields() {
       field("model", &Record::model).csv("model"),
       params_field(),
       field("batch_size", &Record::batch_size).range(0, 1e12).csv("batch_size"),
-      field("device", &Record::device).csv("device"),
+      field("device", &Record::device).checked_text(&recorded_device_problem, &Record::device).csv("device"),
       field("precision", &Record::precision).csv("precision"),
       field("layout", &Record::layout).csv("layout"),
       field("optimizer", &Record::optimizer).csv("optimizer"),

@@ -47,5 +47,11 @@ std::string markdown_header(const std::vector<TextColumn>& columns);
 
 // Length in terminal columns of UTF-8 text (code points; the tables use no wide characters).
 size_t display_width(const std::string& s);
+// Text from a record as a terminal shows it, the characters it is and nothing a terminal would obey:
+// C0 and C1 controls (an escape sequence that retitles or clears a terminal) written as \xNN / \uNNNN,
+// and cut after `longest` characters with "…". Every TextTable cell passes through it, cut at
+// kLongestCell (a 1 MiB text pads no table).
+constexpr size_t kLongestCell = 160;
+std::string terminal_text(const std::string& s, size_t longest = static_cast<size_t>(-1));
 
 }  // namespace trainbench

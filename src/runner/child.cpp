@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/subprocess.h"
+#include "results/number_format.h"
 #include "results/record.h"
 #include "runner/measure.h"
 
@@ -109,8 +110,17 @@ Record run_case_isolated(const Case& c, const CaseChild& child, bool* interrupte
   *interrupted = out.interrupted;
   const int64_t limit = child.limit_for(c);
   if (out.have_record) {
-    out.record.memory_limit_bytes = limit;
-    return std::move(out.record);
+    Record& r = out.record;
+    r.memory_limit_bytes = limit;
+    // Under a CPU memory limit the case's tensors must fit in it. The limit caps the address space's
+    // growth, and glibc's heap may hold the tensors in space mapped before the limit was set: under a
+    // limit below that free heap (--memory-limit 1k) a case whose tensors far exceed it grew nothing.
+    if (r.status == Status::ok && limit > 0 && !c.device.is_gpu() && r.memory && r.memory->peak_bytes > limit) {
+      r.status = Status::oom;
+      r.error = "its tensors peaked at " + format_bytes(r.memory->peak_bytes) + ", above the memory limit of " +
+                format_bytes(limit) + " (held in heap mapped before the limit)";
+    }
+    return std::move(r);
   }
   Record r = failed_record(c, out.failure);
   r.wall_time_s = out.wall_s;

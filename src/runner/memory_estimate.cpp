@@ -143,8 +143,14 @@ std::string fit_assumptions(const Lines& lines, const DeviceSpec& device, const 
                            : "the line stands on the larger batches measured after them");
   }
   if (!refined.empty()) {
+    // Each size once: one size may have had two batches added for it.
     std::string for_sizes;
-    for (size_t i = 0; i < refined_for.size(); ++i) for_sizes += (i ? ", " : "") + format_bytes(refined_for[i]);
+    std::vector<int64_t> named;
+    for (const int64_t size : refined_for) {
+      if (std::find(named.begin(), named.end(), size) != named.end()) continue;
+      for_sizes += (named.empty() ? "" : ", ") + format_bytes(size);
+      named.push_back(size);
+    }
     a += fmt::format("; {} added so that the largest batch for {} is read from a measured batch within {:g}x of it "
                      "(3/4 of the predicted batch each time)",
                      batch_list(refined), for_sizes, reach);
@@ -383,8 +389,12 @@ MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit, int64_t st
                                         const std::function<Record(const Case&)>& run_one, int64_t* predicted) {
   *predicted = 0;
   if (max_batch < kMaxBatchFitBatches[1]) return find_max_batch(c, start, max_batch, run_one);
+  // Going up, no try is more than twice the largest batch that trained before it: a batch added to
+  // refine the line too (a prediction far above the fit's batches, under a limit above what the host
+  // holds, would otherwise be tried at once).
+  const int64_t refine_cap = std::min(max_batch, 2 * kMaxBatchFitBatches[1]);
   const MemoryEstimate e = estimate_memory(c, {kMaxBatchFitBatches[0], kMaxBatchFitBatches[1]}, {limit}, 0, run_one,
-                                           {limit}, max_batch);
+                                           {limit}, refine_cap);
   MaxBatchResult m;
   if (!e.fitted) {
     // Fewer than two batches trained. When the fit's tries already bracket the answer (the largest that
@@ -414,7 +424,9 @@ MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit, int64_t st
     if (too_big != 0 && too_big - trained <= 1) {
       m.largest = trained;  // already bracketed by the fit's own tries
     } else {
-      const int64_t first = too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted;
+      // The first try too goes up no faster than doubling the largest batch that trained.
+      const int64_t first = std::min(too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted,
+                                     std::max(2 * trained, trained + 1));
       // Each next try is aimed by the line through the latest batches that trained, the fit's among them.
       const AimFn aim = [&](const std::vector<Record>& tries) {
         std::vector<Record> all = e.tries;

@@ -78,9 +78,9 @@ void try_under_sizes(MemoryEstimate& e, const Case& base, const std::vector<int6
 int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes);
 
 // maxbatch under a memory limit of `limit_bytes`: the footprints of kMaxBatchFitBatches (estimate_memory,
-// refined up to `max_batch`) predict the largest batch (*predicted; 0 when none was made), then
-// find_max_batch_near searches from it, each try aimed by aim_batch and never above a batch that ran
-// out. When fewer than two batches trained but the fit's own tries bracket the answer (the largest
+// refined at most at twice the larger) predict the largest batch (*predicted; 0 when none was made),
+// then find_max_batch_near searches from it, each try aimed by aim_batch, never above a batch that ran
+// out, and going up never more than twice the largest batch that trained before it. When fewer than two batches trained but the fit's own tries bracket the answer (the largest
 // that trained is one below the smallest that ran out; 0 for none) that is the answer and nothing is
 // tried again; otherwise find_max_batch from `start`. A `max_batch` below the fit's batches searches
 // with find_max_batch alone. Every try, the fit's first, is in the result.

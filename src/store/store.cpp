@@ -261,6 +261,12 @@ std::unique_ptr<Store> Store::open(const StoreSpec& spec) {
 }
 
 Store::Added Store::add(const ResultsFile& f) {
+  // One rule for every store, where a run enters it: what a results file may not hold, no store takes.
+  try {
+    check_context(f.context);
+  } catch (const std::runtime_error& e) {
+    throw StoreError(name() + ": not stored: its context's " + e.what());
+  }
   const nlohmann::json whole = to_json(f);
   const std::string hash = hash_of(whole);
   SqlConnection& db = *db_;

@@ -9,12 +9,14 @@
 #include <torch/script.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <mutex>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "core/failure.h"
 #include "core/flops.h"
@@ -52,25 +54,37 @@ std::string shape_str(at::IntArrayRef sizes) {
 
 // The line of an error that says what went wrong: its first, except for the TorchScript interpreter.
 std::string message_line(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-  // The TorchScript interpreter's error starts with its own line, then the TorchScript traceback, and
-  // ends with the model's message ("RuntimeError: boom", "IndexError: index out of range in self"):
-  // the user needs that last line, not the first.
-  if (line.rfind("The following operation failed in the TorchScript interpreter", 0) == 0) {
-    size_t end = text.find_last_not_of(" \t\r\n");
-    while (end != std::string::npos) {
-      const size_t start = text.rfind('\n', end);
-      const std::string last = text.substr(start == std::string::npos ? 0 : start + 1,
-                                           end - (start == std::string::npos ? 0 : start + 1) + 1);
-      if (!last.empty() && !std::isspace(static_cast<unsigned char>(last[0])) && last.rfind("Traceback", 0) != 0) {
-        return last;
+  std::vector<std::string> lines;
+  for (size_t from = 0; from <= text.size();) {
+    const size_t end = std::min(text.find('\n', from), text.size());
+    std::string l = text.substr(from, end - from);
+    while (!l.empty() && std::isspace(static_cast<unsigned char>(l.back()))) l.pop_back();
+    lines.push_back(l);
+    from = end + 1;
+  }
+  // The TorchScript interpreter's error starts with its own line, then one or two tracebacks (a
+  // "Traceback of TorchScript ..." header, then "File" and source lines, or a traced model's
+  // "path.py(459): function" lines), and ends with the model's message after its exception's name
+  // ("builtins.RuntimeError: boom", "IndexError: index out of range in self"), which may itself span
+  // lines: the user needs that message's first line, the first after the last traceback's header that
+  // starts with an exception's name and a colon (else the last unindented line that is no header).
+  if (lines.front().rfind("The following operation failed in the TorchScript interpreter", 0) == 0) {
+    static const std::regex raised(R"(^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit|Warning)[A-Za-z0-9_]*:)");
+    size_t header = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].rfind("Traceback", 0) == 0) header = i;
+    }
+    for (size_t i = header + 1; i < lines.size(); ++i) {
+      if (std::regex_search(lines[i], raised)) return lines[i];
+    }
+    for (size_t i = lines.size(); i-- > 1;) {
+      if (!lines[i].empty() && !std::isspace(static_cast<unsigned char>(lines[i][0])) &&
+          lines[i].rfind("Traceback", 0) != 0) {
+        return lines[i];
       }
-      if (start == std::string::npos) break;
-      end = text.find_last_not_of(" \t\r\n", start);
     }
   }
-  return line;
+  return lines.front();
 }
 
 std::string libtorch_version() { return TORCH_VERSION; }

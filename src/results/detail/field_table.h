@@ -33,11 +33,22 @@ struct Field {
   std::optional<NumberRule> rule;
   std::function<double(const T&)> number;
   bool integral = false;
+  // A text field's rule (core/value_rules.h: "" for a good value, else why not) and its value; unset:
+  // any text.
+  std::string (*text_rule)(const std::string&) = nullptr;
+  std::function<const std::string&(const T&)> text;
 
   // The same field as a CSV column, its cell the value's text (below), or `text` when given.
   Field csv(const char* header, std::function<std::string(const T&)> text = nullptr) && {
     column = header;
     if (text) cell = std::move(text);
+    return std::move(*this);
+  }
+  // The same text field, its values held to `problem` (check_fields).
+  template <class B>
+  Field checked_text(std::string (*problem)(const std::string&), std::string B::*member) && {
+    text_rule = problem;
+    text = [member](const T& t) -> const std::string& { return t.*member; };
     return std::move(*this);
   }
   // The same field with the values it may take, [lo, hi] (a whole number for an integer member).
@@ -199,6 +210,10 @@ T read_fields(const std::vector<Field<T>>& fields, const nlohmann::json& j, T t 
 template <class T>
 void check_fields(const std::vector<Field<T>>& fields, const T& t, const std::string& prefix = "") {
   for (const auto& f : fields) {
+    if (f.text_rule && f.text) {
+      const std::string why = f.text_rule(f.text(t));
+      if (!why.empty()) throw std::runtime_error(fmt::format("field \"{}{}\": {}", prefix, f.key, why));
+    }
     if (!f.rule || !f.number) continue;
     const double v = f.number(t);
     if (std::isnan(v)) continue;
