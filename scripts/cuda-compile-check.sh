@@ -36,6 +36,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "cuda-compile-check: error: --jobs '$jobs' is not a positive count" >&2; exit 2; }
+# The build folder as an absolute path: the compilation database names files absolutely, and the
+# compiles below run from other folders (a relative --build-dir matched 2 of 5 files).
+if [[ -d $build ]]; then build=$(cd "$build" && pwd); fi
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 say() { echo "cuda-compile-check: $*"; }
 

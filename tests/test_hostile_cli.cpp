@@ -202,6 +202,50 @@ TEST(HostileCli, ASecondRunOnTheSameOutputExitsTwoNamingTheHolder) {
   EXPECT_TRUE(fs::exists(dir / "r.json.journal")) << "the first run's journal must survive the second run";
 }
 
+// Every command that writes results holds its output's lock: with this process holding the lock a run
+// holds on -o (its journal), explain, maxbatch, memory and op on the same -o are each one line, exit 2,
+// before measuring; and the file is left as it was. (Before, two explains on one -o both exited 0
+// and the first one's results were gone.)
+TEST(HostileCli, EveryWriterOfAnOutputTakesItsLock) {
+  const fs::path dir = temp_dir("hostile_cli", "writers");
+  const fs::path out = dir / "r.json";
+  std::ofstream(out) << "kept";
+  Journal held;
+  held.lock(journal_path_for(out.string()));
+  for (const std::string& cmd :
+       {"explain -m convnet --set channels=8 --set depth=1 --set image=8 -b 1 --device cpu",
+        "maxbatch -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu --no-predict",
+        "memory -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu",
+        "op conv:mb1ic1ih8oc1kh3"}) {
+    const CmdResult r = run_limited(cmd + " -o " + out.string(), dir, 60);
+    EXPECT_TRUE(refused(r, {"is in use by another trainbench run"})) << cmd;
+    EXPECT_EQ(slurp(out), "kept") << cmd;
+  }
+}
+
+// Runs started in the same second without -o each write their own default file: eight at once, all
+// exit 0, eight results files. (Before, the default name had one-second resolution and all but one
+// failed with "journal in use".)
+TEST(HostileCli, RunsStartedTogetherWithoutAnOutputEachGetTheirOwn) {
+  const fs::path dir = temp_dir("hostile_cli", "together");
+  std::string cmd = "cd " + dir.string() + " && pids=; for i in 1 2 3 4 5 6 7 8; do timeout -k 5 120 " +
+                    TRAINBENCH_EXE + " run --store none --case " + kTiny + kFast +
+                    " > /dev/null 2> err$i.txt & pids=\"$pids $!\"; done; fails=0; for p in $pids;" +
+                    " do wait $p || fails=$((fails + 1)); done; exit $fails";
+  const int failed = shell("bash -c '" + cmd + "'");
+  std::string errs;
+  for (int i = 1; i <= 8; ++i) errs += slurp(dir / ("err" + std::to_string(i) + ".txt"));
+  EXPECT_EQ(failed, 0) << errs;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir / "results")) {
+    if (e.path().extension() == ".json") {
+      ++files;
+      EXPECT_EQ(read_results(e.path().string()).benchmarks.size(), 1u) << e.path();
+    }
+  }
+  EXPECT_EQ(files, 8) << errs;
+}
+
 // A journal as a run with another plan would have left it: one finished case, --max-time 99.
 void write_foreign_journal(const fs::path& journal, const std::string& done_case) {
   PlanIdentity id;

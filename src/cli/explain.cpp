@@ -5,7 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +20,7 @@
 #include "ops/explain.h"
 #include "ops/peak.h"
 #include "results/printer_ops.h"
+#include "results/journal.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/measure.h"
@@ -75,6 +80,26 @@ Explanation explain_in_child(const Case& c, const std::string& results_path, con
   throw std::runtime_error(what + " " + how + (said.empty() ? "" : ": " + said));
 }
 
+// A results file in a private temporary folder (mkdtemp: mode 0700), removed with the folder.
+struct HandedStep {
+  explicit HandedStep(const ResultsFile& f) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "trainbench-explain.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw std::runtime_error("cannot make a private folder for the layers' child: " + std::string(std::strerror(errno)));
+    }
+    dir = pattern;
+    file = dir + "/step.json";
+    write_results_atomic(file, f);
+  }
+  ~HandedStep() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  HandedStep(const HandedStep&) = delete;
+  HandedStep& operator=(const HandedStep&) = delete;
+  std::string dir, file;
+};
+
 }  // namespace
 
 int cmd_explain_layers(const ExplainLayersOptions& o) {
@@ -119,8 +144,9 @@ int cmd_explain(ExplainOptions o) {
   if (plan.size() != 1) throw InputError("explain takes one model, batch, precision, layout and device");
   const Case c = plan.front();
   if (o.format != "table" && o.format != "json") throw InputError("unknown format '" + o.format + "' (table or json)");
-  const std::string output = o.output.empty() ? default_output_path("explain") : o.output;
-  check_output(output, "-o", case_input_files(plan), default_store_or_none());
+  Journal output_lock;  // held until the results are written
+  const std::string output =
+      claim_command_output(o.output, "explain", case_input_files(plan), default_store_or_none(), output_lock);
   (void)o.measure.resolve();  // bad measurement flags fail before anything runs
 
   ResultsFile results;
@@ -142,7 +168,11 @@ int cmd_explain(ExplainOptions o) {
     return kExitFailure;
   }
 
-  results.explain = explain_in_child(c, output, o, &interrupted);
+  // The layers' child is handed the step in a file of its own, in a folder only this user can enter,
+  // never told to re-read -o (another process could change it meanwhile: a convnet step was once given
+  // mobilenet_v1's layers that way).
+  const HandedStep handed(results);
+  results.explain = explain_in_child(c, handed.file, o, &interrupted);
   if (interrupted) return interrupt_exit_code();
   write_results_atomic(output, results);
   std::cout << (o.format == "json" ? results_to_string(results) : print_explanation(*results.explain));

@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "results/number_format.h"
 #include "results/printer.h"
+#include "results/journal.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/maxbatch.h"
@@ -103,9 +104,9 @@ int cmd_maxbatch(MaxBatchOptions o) {
   const std::vector<Case> plan = make_plan(s);
   if (o.max_batch < o.start) throw InputError("--max-batch must be at least --start");
   (void)o.measure.resolve();
-  if (o.output.empty()) o.output = default_output_path("maxbatch");
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
-  check_output(o.output, "-o", case_input_files(plan), store);
+  Journal output_lock;  // held until the results are written
+  o.output = claim_command_output(o.output, "maxbatch", case_input_files(plan), store, output_lock);
   default_cpu_memory_limit(plan, o.measure);
   refuse_cpu_limit_above_available(plan, o.measure);
 

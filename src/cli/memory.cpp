@@ -10,6 +10,7 @@
 #include "memory/fit.h"
 #include "results/number_format.h"
 #include "results/printer_memory.h"
+#include "results/journal.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/memory_estimate.h"
@@ -107,9 +108,9 @@ int cmd_memory(MemoryOptions o) {
     gpu_context = parse_size(o.gpu_context, "--gpu-context");
   }
   (void)o.measure.resolve();
-  if (o.output.empty()) o.output = default_output_path("memory");
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
-  check_output(o.output, "-o", case_input_files(plan), store);
+  Journal output_lock;  // held until the results are written
+  o.output = claim_command_output(o.output, "memory", case_input_files(plan), store, output_lock);
 
   ResultsFile results;
   results.context = collect_context(configure_threads(0), plan.front().device.str());

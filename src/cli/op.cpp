@@ -10,6 +10,7 @@
 #include "ops/op_timer.h"
 #include "ops/peak.h"
 #include "results/printer_ops.h"
+#include "results/journal.h"
 #include "results/results_file.h"
 #include "runner/plan.h"
 #include "runner/run_context.h"
@@ -101,8 +102,8 @@ int cmd_op(const OpOptions& o) {
   const auto layouts = checked_list(o.layouts, "layout", layout_names());
   if (o.format != "table" && o.format != "json") throw InputError("unknown format '" + o.format + "' (table or json)");
   if (o.max_time_s < o.min_time_s) throw InputError("--max-time is shorter than --min-time");
-  const std::string output = o.output.empty() ? default_output_path("op") : o.output;
-  check_output(output, "-o", {}, default_store_or_none());
+  Journal output_lock;  // held until the results are written
+  const std::string output = claim_command_output(o.output, "op", {}, default_store_or_none(), output_lock);
 
   const int threads = prepare_in_process(device, o.threads, !o.system_allocator);
   ResultsFile results;

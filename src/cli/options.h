@@ -17,6 +17,7 @@
 
 namespace trainbench {
 struct Sweep;
+class Journal;
 }
 
 namespace trainbench::cli {
@@ -322,8 +323,17 @@ int cmd_report(const ReportOptions& o);
 // `run --report FILE`: writes the HTML report of the results file just written and says where it is.
 void report_after_run(const std::string& results_path, const std::string& report_path);
 
-// results/<kind>-<UTC time>.json
-std::string default_output_path(const std::string& kind);
+// results/<kind>-<UTC time>.json; the k-th (k > 1) name of that second: results/<kind>-<UTC time>-k.json.
+std::string default_output_path(const std::string& kind, int k = 1);
+// Takes the output's lock for this command (the lock `run` holds on its journal, output + ".journal"),
+// so that no two commands write one file: another holding it is one line, exit 2. With no output
+// given, the first default name of `kind` in this second whose file and journal do not exist and whose
+// lock is free (runs started in the same second each get their own). Returns the output.
+std::string lock_output(const std::string& given, const std::string& kind, Journal& lock);
+// A measuring command's output (explain, maxbatch, memory, op): check_output's checks, then its lock
+// (lock_output). Returns the output.
+std::string claim_command_output(const std::string& given, const std::string& kind,
+                                 const std::vector<std::string>& inputs, const StoreSpec& store, Journal& lock);
 // Throws InputError (before anything runs) when `output` could not be written, or is an SQLite
 // database (a store, whichever) or its -wal, -shm or -journal, naming `output` as given (and the flag,
 // when `flag` is not empty).

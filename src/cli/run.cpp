@@ -26,11 +26,58 @@
 
 namespace trainbench::cli {
 namespace fs = std::filesystem;
-std::string default_output_path(const std::string& kind) {
+std::string default_output_path(const std::string& kind, int k) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", std::gmtime(&now));
-  return "results/" + kind + "-" + stamp + ".json";
+  return "results/" + kind + "-" + stamp + (k > 1 ? "-" + std::to_string(k) : "") + ".json";
+}
+
+namespace {
+
+// Locks `output`'s journal path; false when another process holds it and `may_pass` (a default name:
+// the next one is tried), else that is one line (InputError).
+bool try_lock_output(const std::string& output, Journal& lock, bool may_pass) {
+  try {
+    lock.lock(journal_path_for(output));
+    return true;
+  } catch (const JournalBusy& e) {
+    if (may_pass) return false;
+    throw InputError(e.what());
+  } catch (const ResultsError& e) {
+    throw InputError("cannot write -o '" + output + "': " + e.what());
+  }
+}
+
+// A default name not taken: neither its file nor its journal exists. (k bounds the tries: a thousand
+// runs started in one second.)
+bool default_name_taken(const std::string& output) {
+  std::error_code ec;
+  return fs::exists(output, ec) || fs::exists(journal_path_for(output), ec);
+}
+
+}  // namespace
+
+std::string lock_output(const std::string& given, const std::string& kind, Journal& lock) {
+  if (!given.empty()) {
+    (void)try_lock_output(given, lock, false);
+    return given;
+  }
+  for (int k = 1; k <= 1000; ++k) {
+    const std::string output = default_output_path(kind, k);
+    if (default_name_taken(output)) continue;
+    check_writable(output, "-o");
+    if (try_lock_output(output, lock, true)) return output;
+  }
+  throw InputError("no free default name for this second's " + kind + " results: give -o");
+}
+
+std::string claim_command_output(const std::string& given, const std::string& kind,
+                                 const std::vector<std::string>& inputs, const StoreSpec& store, Journal& lock) {
+  if (!given.empty()) check_output(given, "-o", inputs, store);  // before its lock makes a file beside it
+  const std::string output = lock_output(given, kind, lock);
+  if (given.empty()) check_output(output, "-o", inputs, store);
+  return output;
 }
 
 std::vector<std::string> case_input_files(const std::vector<Case>& plan) {
@@ -351,7 +398,10 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
 // the results file is written, so a second run on the same -o stops here. Returns the journal's path.
 std::string claim_output(RunOptions& o, const std::vector<std::string>& inputs, Journal& journal) {
   if (o.force && !o.resume) throw InputError("--force only goes with --resume");
-  if (o.output.empty()) o.output = default_output_path("trainbench");
+  // No -o: the first free default name of this second, locked at once (runs started together each get
+  // their own); the checks below then hold for it too.
+  const bool named = !o.output.empty();
+  if (!named) o.output = lock_output("", "trainbench", journal);
   const StoreSpec store = o.store.spec();
   check_output(o.output, "-o", inputs, store);
   const std::string journal_path = journal_path_for(o.output);
@@ -371,13 +421,7 @@ std::string claim_output(RunOptions& o, const std::vector<std::string>& inputs, 
       throw InputError(e.what());
     }
   }
-  try {
-    journal.lock(journal_path);
-  } catch (const JournalBusy& e) {
-    throw InputError(e.what());
-  } catch (const ResultsError& e) {
-    throw InputError("cannot write -o '" + o.output + "': " + e.what());
-  }
+  if (named) (void)try_lock_output(o.output, journal, false);
   // An interrupted run's journal holds measured records: a fresh run would start it over and lose them.
   if (std::error_code ec; !o.resume && fs::exists(journal_path, ec) && fs::file_size(journal_path, ec) > 0) {
     throw InputError("-o '" + o.output + "' has the journal of an interrupted run (" + journal_path +
