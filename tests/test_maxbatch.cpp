@@ -766,6 +766,9 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
     if (r.status == Status::oom && r.batch_size == largest_ok + 1) next_one_ran_out = true;
   }
   EXPECT_TRUE(next_one_ran_out) << "b+1 (so also 2b) must have been tried and run out of memory";
+  // The answer says which heap it holds for, and how `run` takes that heap.
+  EXPECT_NE(run.cmd.out.find("train them with `trainbench run --allocator system`"), std::string::npos)
+      << run.cmd.out;
 }
 
 // maxbatch from the prediction under a limit its fit batches (4, 8) do not both fit in: a tiny convnet

@@ -7,12 +7,14 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 
 #include "cli_util.h"
 #include "results/results_file.h"
+#include "store/sql.h"
 #include "store/store.h"
 
 namespace fs = std::filesystem;
@@ -168,6 +170,52 @@ TEST(Store, AContextTheRulesRefuseIsStoredNowhereAndReadFromNoFile) {
   EXPECT_TRUE(store->add(good).added);  // the rules pass what trainbench writes
 }
 
+// A wait for another writer is bounded, said once it has lasted a second, and ended at once by an
+// interrupt. Another connection holds SQLite's write lock (BEGIN IMMEDIATE) throughout.
+TEST(Store, AWaitForAnotherWriterIsBoundedSaidAndInterruptible) {
+  const fs::path dir = temp_dir("store", "wait");
+  const fs::path path = dir / "s.sqlite";
+  const auto store = open_file(path);
+  const ResultsFile f = read_results(kData + "/report_cpu.json");
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.string().c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const StoreWait before = store_wait();
+  using Clock = std::chrono::steady_clock;
+
+  std::vector<std::string> said;
+  set_store_wait({1500, nullptr, [&](const std::string& what) { said.push_back(what); }});
+  auto t0 = Clock::now();
+  try {
+    (void)store->add(f);
+    ADD_FAILURE() << "added while another connection held the write lock";
+  } catch (const StoreInterrupted& e) {
+    ADD_FAILURE() << "not interrupted: " << e.what();
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("still busy with another process's write after 1.5 s"), std::string::npos)
+        << e.what();
+  }
+  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
+  EXPECT_GE(waited, 1.5);
+  EXPECT_LT(waited, 10.0);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("waiting for " + store->name() + ": another process is writing to it (up to 1.5 s"),
+            std::string::npos)
+      << said[0];
+
+  // An interrupt 0.2 s into a wait of up to 60 s ends it then, as StoreInterrupted.
+  t0 = Clock::now();
+  set_store_wait({60000, [&] { return Clock::now() - t0 > std::chrono::milliseconds(200); }, nullptr});
+  EXPECT_THROW((void)store->add(f), StoreInterrupted);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 2.0);
+
+  // Once the other writer is done, the add goes through.
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  set_store_wait(before);
+  EXPECT_TRUE(store->add(f).added);
+}
+
 // Four runs, the expected answers written from their contexts by hand.
 TEST(Store, QueriesPickTheRunsTheySay) {
   const fs::path dir = temp_dir("store", "query");
@@ -287,11 +335,22 @@ TEST(Store, AResumedRunCompletesItsInterruptedSelf) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].id, a.id);
   EXPECT_EQ(runs[1].id, kept);
-  // A run of the same start whose cases differ (a case measured twice differently) replaces nothing.
+  // The interrupted part imported again after the run that completed it adds nothing: each of its
+  // cases is in that run. (Before, it came back as a second point in the history.)
+  const Store::Added again = store->add(part);
+  EXPECT_FALSE(again.added);
+  EXPECT_TRUE(again.within);
+  EXPECT_EQ(again.id, a.id);
+  EXPECT_EQ(store->runs({}).size(), 2u);
+  // A run of the same start whose cases differ (a case measured twice differently) replaces nothing,
+  // and is within nothing: it is added.
   ResultsFile changed = whole;
   changed.benchmarks[0].throughput *= 2;
   changed.benchmarks.resize(2);
-  EXPECT_TRUE(store->add(changed).replaced.empty());
+  const Store::Added differs = store->add(changed);
+  EXPECT_TRUE(differs.added);
+  EXPECT_FALSE(differs.within);
+  EXPECT_TRUE(differs.replaced.empty());
 }
 
 TEST(Store, ACorruptFileANewerSchemaAndAForeignDatabaseAreRefused) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -288,6 +289,64 @@ TEST(StoreCli, AKilledWriteLeavesNoHalfRun) {
   }
   std::cerr << fmt::format("killed mid-write {}, complete {}\n", mid_write, complete);
   EXPECT_GE(mid_write, 1) << "no kill landed inside the write: the test proved nothing";
+}
+
+// A run that ends while another process holds the store's write lock says it waits (after a second),
+// and SIGTERM then ends the wait at once: exit 143, its results file written, nothing stored. (Before,
+// the signal was ignored until the lock freed and the run exited 0.)
+TEST(StoreCli, ARunWaitingForTheStoresLockSaysSoAndStopsOnSigterm) {
+  const fs::path dir = temp_dir("storecli", "waiting");
+  const fs::path store = dir / "s.sqlite";
+  ASSERT_EQ(shell(std::string(TRAINBENCH_EXE) + " store list --store " + store.string() + " > /dev/null 2>&1"), 0);
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(store.string().c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  const fs::path out = dir / "r.json", err = dir / "err.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string cmd = std::string("exec ") + TRAINBENCH_EXE +
+                            " run --case convnet:channels=8,depth=1,image=8:b1:fp32:nchw:cpu --warmup 0 --min-steps 2"
+                            " --min-time 0 --max-time 5 --max-noise 100 --store " +
+                            store.string() + " -o " + out.string() + " > /dev/null 2> " + err.string();
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool waiting = false;
+  for (int i = 0; i < 600 && !waiting; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    waiting = slurp(err).find("waiting for " + store.string()) != std::string::npos;
+  }
+  EXPECT_TRUE(waiting) << slurp(err);
+  const auto t0 = std::chrono::steady_clock::now();
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 143) << "status " << status << ": " << slurp(err);
+  EXPECT_NE(slurp(err).find("interrupted while waiting for another process's write; the results are in " +
+                            out.string()),
+            std::string::npos)
+      << slurp(err);
+  EXPECT_EQ(read_results(out.string()).benchmarks.size(), 1u);
+  sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(other);
+  EXPECT_TRUE(listed(store, dir).empty());
+}
+
+// An import past the file-size limit (prlimit --fsize) is one line and a failure exit, not a death by
+// SIGXFSZ; the store keeps what it had (no half run).
+TEST(StoreCli, AnImportPastTheFileSizeLimitIsOneLine) {
+  const fs::path dir = temp_dir("storecli", "fsize");
+  const fs::path big = variant(dir, 1, 6000);
+  const fs::path store = dir / "s.sqlite";
+  ASSERT_EQ(shell(std::string(TRAINBENCH_EXE) + " store list --store " + store.string() + " > /dev/null 2>&1"), 0);
+  const CmdResult r = run_trainbench("store import " + big.string() + " --store " + store.string(), dir,
+                                     RunWith{"", 0, "prlimit --fsize=200000"});
+  EXPECT_TRUE(r.code == 1 || r.code == 2) << r.code << ": " << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("trainbench: error: ", 0), 0u) << r.err;
+  EXPECT_TRUE(listed(store, dir).empty());
 }
 
 // SIGTERM during a run: the cases measured are in its results file and in the store; --resume

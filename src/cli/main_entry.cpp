@@ -1,6 +1,7 @@
 // The command line's dispatcher: each subcommand registers its flags (cli/flags.cpp); this parses,
 // runs the one given and turns what it throws into one line and an exit code.
 #include <algorithm>
+#include <csignal>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -8,6 +9,8 @@
 #include "cli/options.h"
 #include "core/subprocess.h"
 #include "core/value_rules.h"
+#include "runner/child.h"
+#include "store/sql.h"
 #include "workloads/script.h"
 
 namespace trainbench::cli {
@@ -24,6 +27,9 @@ int run_command(const Command& c) {
     return c.run();
   } catch (const InputError& e) {
     return bad_input(e.what());
+  } catch (const StoreInterrupted& e) {
+    std::cerr << "trainbench: error: " << e.what() << std::endl;
+    return interrupt_exit_code();
   } catch (const std::exception& e) {
     // Anything else at setup (an unreadable results file, a failed write): one line, not a backtrace.
     const std::string what = e.what();
@@ -35,6 +41,13 @@ int run_command(const Command& c) {
 }  // namespace
 
 int main_entry(int argc, char** argv) {
+  // A write past the file-size limit (ulimit -f) fails with EFBIG, which each writer reports in one
+  // line, instead of killing the process with SIGXFSZ halfway through a store's transaction.
+  std::signal(SIGXFSZ, SIG_IGN);
+  // A wait for another writer of the store is said on stderr after a second and ended by Ctrl-C or
+  // SIGTERM (where the command has installed its interrupt handlers; elsewhere the signal ends it).
+  set_store_wait({60000, [] { return interrupt_requested(); },
+                  [](const std::string& what) { std::cerr << "trainbench: " << what << std::endl; }});
   CLI::App app{"trainbench: deep-learning training throughput on LibTorch"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(TRAINBENCH_VERSION) + " (" + TRAINBENCH_GIT_REVISION + ")");

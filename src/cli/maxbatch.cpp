@@ -140,6 +140,15 @@ int cmd_maxbatch(MaxBatchOptions o) {
     std::cout << line << std::endl;
     if (interrupted) break;
   }
+  // An answer is about the heap it was found on: glibc's by default here, where `run` trains on its
+  // tuned heap unless told otherwise (the same batch can run out of memory there under the same limit).
+  const bool cpu = std::any_of(plan.begin(), plan.end(), [](const Case& c) { return !c.device.is_gpu(); });
+  if (cpu && o.measure.system_allocator) {
+    std::cout << "On the CPU these are batches that train on glibc's heap: train them with `trainbench run "
+                 "--allocator system` (run's default, the tuned heap, may hold fewer; docs/memory.md, \"The heap a "
+                 "prediction is for\")"
+              << std::endl;
+  }
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("{} tries; results: {}\n", results.benchmarks.size(), o.output);
   return keep_in_store(store, results, o.output, interrupted ? interrupt_exit_code() : code);

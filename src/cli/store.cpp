@@ -24,6 +24,7 @@ std::string run_label(const StoredRun& r) { return fmt::format("store:run={}", r
 
 // "; it completes run 4 (interrupted), which it replaces" when a resumed run took an older one's place.
 std::string completes(const Store::Added& a) {
+  if (a.within) return " (an interrupted part of it: every case is in that run, which completes it)";
   if (a.replaced.empty()) return "";
   std::string ids;
   for (const int64_t id : a.replaced) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
@@ -74,6 +75,9 @@ int keep_in_store(const StoreSpec& spec, const ResultsFile& results, const std::
     std::cerr << fmt::format("{} as run {} in {}{}\n", a.added ? "stored" : "already stored", a.id, store->name(),
                              completes(a));
     return code;
+  } catch (const StoreInterrupted& e) {
+    std::cerr << "trainbench: error: " << e.what() << "; the results are in " << results_path << std::endl;
+    return interrupt_exit_code();
   } catch (const StoreError& e) {
     std::cerr << "trainbench: error: " << e.what() << "; the results are in " << results_path << std::endl;
     return code == kExitOk || code == kExitFailure ? kExitBadInput : code;
@@ -124,8 +128,10 @@ int store_import(const StoreOptions& o) {
   std::vector<ResultsFile> files;
   for (const auto& f : o.files) files.push_back(read_results(f));  // every file checked before any is added
   const auto store = chosen(o);
+  install_interrupt_handlers();  // Ctrl-C ends a wait for another writer, or stops between runs
   int added = 0;
   for (size_t i = 0; i < files.size(); ++i) {
+    if (interrupt_requested()) throw StoreInterrupted(store->name() + ": interrupted before " + o.files[i]);
     const Store::Added a = store->add(files[i]);
     added += a.added ? 1 : 0;
     std::cout << fmt::format("{}: {} as run {}{}\n", o.files[i], a.added ? "stored" : "already stored", a.id,
@@ -228,7 +234,14 @@ int store_push(const StoreOptions& o) {
   int added = 0;
   const auto runs = from->runs(q);
   if (runs.empty() && !o.query.empty()) throw InputError("'" + o.query + "' matches no run in " + from->name());
-  for (const auto& r : runs) added += target->add(from->load(r.id)).added ? 1 : 0;  // a transaction each
+  install_interrupt_handlers();  // Ctrl-C ends a wait for another writer, or stops between runs
+  for (const auto& r : runs) {
+    if (interrupt_requested()) {
+      throw StoreInterrupted(target->name() + ": interrupted before run " + std::to_string(r.id) + " (" +
+                             std::to_string(added) + " added)");
+    }
+    added += target->add(from->load(r.id)).added ? 1 : 0;  // a transaction each
+  }
   std::cerr << fmt::format("pushed {} run(s) from {} to {}: {} added, {} there already\n", runs.size(), from->name(),
                            target->name(), added, runs.size() - static_cast<size_t>(added));
   return kExitOk;
@@ -237,6 +250,9 @@ int store_push(const StoreOptions& o) {
 int run_store_action(int (*action)(const StoreOptions&), const StoreOptions& o) {
   try {
     return action(o);
+  } catch (const StoreInterrupted& e) {
+    std::cerr << "trainbench: error: " << e.what() << std::endl;
+    return interrupt_exit_code();
   } catch (const StoreError& e) {
     return bad_input(e.what());
   } catch (const ResultsError& e) {

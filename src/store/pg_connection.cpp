@@ -3,8 +3,11 @@
 // from libpq's own reading of the URL (user, host, port, database), never from its text, and every
 // message of libpq's shown is scrubbed of the password and of any quoted value that is not one of those.
 #include <libpq-fe.h>
+#include <poll.h>
+
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -209,7 +212,17 @@ class PgConnection final : public SqlConnection {
   // catalog (CREATE TABLE IF NOT EXISTS is not safe against a concurrent twin).
   void begin_write() override {
     query("BEGIN");
-    query("SELECT pg_advisory_xact_lock(7204917731)");  // trainbench's key; released at COMMIT/ROLLBACK
+    // The wait for another writer is bounded (lock_timeout, this transaction only), said after a second
+    // and ended at once by an interrupt (the query is cancelled), as SQLite's is.
+    // A failed or ended wait rolls the transaction back here: the caller's WriteTransaction was never
+    // made, and the connection must not stay in an aborted transaction.
+    try {
+      query("SET LOCAL lock_timeout = '" + std::to_string(store_wait().max_ms) + "ms'");
+      wait_for_lock("SELECT pg_advisory_xact_lock(7204917731)");  // trainbench's key; released at COMMIT/ROLLBACK
+    } catch (...) {
+      rollback();
+      throw;
+    }
   }
   void commit() override { query("COMMIT"); }
   void rollback() noexcept override {
@@ -218,6 +231,50 @@ class PgConnection final : public SqlConnection {
   }
 
  private:
+  // Runs `sql` (no parameters, no rows wanted) without blocking: the socket is polled every 50 ms, an
+  // interrupt cancels the query and throws StoreInterrupted, and the wait is announced once after 1 s.
+  void wait_for_lock(const char* sql) {
+    if (PQsendQuery(conn_, sql) == 0) {
+      throw StoreError(name_ + ": " + scrubbed(one_line(PQerrorMessage(conn_)), pg_));
+    }
+    const StoreWait& w = store_wait();
+    const auto start = std::chrono::steady_clock::now();
+    bool said = false;
+    while (PQisBusy(conn_) != 0) {
+      if (w.interrupted && w.interrupted()) {
+        if (PGcancel* cancel = PQgetCancel(conn_)) {
+          char err[256];
+          (void)PQcancel(cancel, err, sizeof err);
+          PQfreeCancel(cancel);
+        }
+        while (PGresult* r = PQgetResult(conn_)) PQclear(r);
+        throw StoreInterrupted(name_ + ": interrupted while waiting for another process's write");
+      }
+      pollfd p{PQsocket(conn_), POLLIN, 0};
+      (void)::poll(&p, 1, 50);
+      if (PQconsumeInput(conn_) == 0) {
+        throw StoreError(name_ + ": the connection was lost: " + scrubbed(one_line(PQerrorMessage(conn_)), pg_));
+      }
+      const auto waited = std::chrono::steady_clock::now() - start;
+      if (!said && waited >= std::chrono::seconds(1) && w.waiting) {
+        w.waiting(store_wait_message(name_));
+        said = true;
+      }
+    }
+    std::string why;
+    while (PGresult* r = PQgetResult(conn_)) {
+      const ExecStatusType status = PQresultStatus(r);
+      if (why.empty() && status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+        const char* code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+        why = code != nullptr && std::string(code) == "55P03"  // lock_not_available: lock_timeout ran out
+                  ? store_busy_message()
+                  : scrubbed(one_line(PQresultErrorMessage(r)), pg_);
+      }
+      PQclear(r);
+    }
+    if (!why.empty()) throw StoreError(name_ + ": " + why);
+  }
+
   PgName pg_;
   std::string name_;
   PGconn* conn_ = nullptr;

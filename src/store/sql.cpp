@@ -1,8 +1,9 @@
 // What both connections share: reading a column, and the PostgreSQL entry points of a build without
 // libpq.
-#include <limits>
-
 #include "store/sql.h"
+
+#include <cstdio>
+#include <limits>
 
 namespace trainbench {
 
@@ -32,5 +33,29 @@ std::unique_ptr<SqlConnection> open_postgresql(const std::string&) {
   throw StoreError("a postgresql:// store: this trainbench was built without PostgreSQL (install libpq-dev and build again)");
 }
 #endif
+
+namespace {
+StoreWait& wait_settings() {
+  static StoreWait w;
+  return w;
+}
+}  // namespace
+
+void set_store_wait(StoreWait wait) { wait_settings() = std::move(wait); }
+const StoreWait& store_wait() { return wait_settings(); }
+
+namespace {
+std::string wait_seconds() {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", store_wait().max_ms / 1000.0);
+  return buf;
+}
+}  // namespace
+
+std::string store_wait_message(const std::string& store) {
+  return "waiting for " + store + ": another process is writing to it (up to " + wait_seconds() + "; Ctrl-C stops)";
+}
+
+std::string store_busy_message() { return "still busy with another process's write after " + wait_seconds(); }
 
 }  // namespace trainbench

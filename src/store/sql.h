@@ -4,6 +4,7 @@
 // with $1, $2, ... placeholders; no value ever becomes part of the SQL text.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,29 @@ class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Thrown when an interrupt (Ctrl-C, SIGTERM) ended a wait for another writer: the command exits as
+// interrupted (130, 143), its results file kept.
+class StoreInterrupted : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+// A wait for another writer (SQLite's write lock, PostgreSQL's advisory lock): at most `max_ms`, then a
+// StoreError that says so; `waiting` is told once when it has lasted a second (what it waits for and
+// how long it will); `interrupted` is asked every 50 ms, and true ends the wait at once with
+// StoreInterrupted. The command line sets them once (its interrupt flag, stderr); unset: silent, never.
+struct StoreWait {
+  int max_ms = 60000;
+  std::function<bool()> interrupted;
+  std::function<void(const std::string& what)> waiting;
+};
+void set_store_wait(StoreWait wait);
+const StoreWait& store_wait();
+// "waiting for <store>: another process is writing to it (up to 60 s; Ctrl-C stops)"
+std::string store_wait_message(const std::string& store);
+// "still busy with another process's write after 60 s"
+std::string store_busy_message();
 
 // A bound parameter or a column value: NULL, an integer, a real or text.
 using SqlValue = std::variant<std::monostate, int64_t, double, std::string>;
@@ -44,9 +68,9 @@ class SqlConnection {
   virtual void rollback() noexcept = 0;
 };
 
-// Opens (creating the file and its folder) an SQLite store: WAL mode, a busy timeout of `busy_ms`,
-// foreign keys on. Throws StoreError.
-std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, int busy_ms);
+// Opens (creating the file and its folder) an SQLite store: WAL mode, a writer waiting for another as
+// store_wait() says, foreign keys on. Throws StoreError.
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& path);
 
 // Connects to a PostgreSQL server by URL (postgresql://user@host:port/db?...), with a connect
 // timeout of 10 s unless the URL sets one. Throws StoreError; its message never holds the password.

@@ -2,6 +2,7 @@
 // two writers (two runs ending together, an import during a run) queue instead of failing.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -15,7 +16,7 @@ namespace {
 
 class SqliteConnection final : public SqlConnection {
  public:
-  SqliteConnection(const std::string& path, int busy_ms) : name_(path) {
+  explicit SqliteConnection(const std::string& path) : name_(path) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (fs::is_directory(path, ec)) throw StoreError(name_ + ": is a folder, not a store file");
@@ -32,7 +33,7 @@ class SqliteConnection final : public SqlConnection {
       db_ = nullptr;
       throw StoreError(name_ + ": cannot open: " + why);
     }
-    sqlite3_busy_timeout(db_, busy_ms);
+    sqlite3_busy_handler(db_, &SqliteConnection::on_busy, this);
     // The first read of the file: a file that is not a database fails here.
     query("PRAGMA journal_mode=WAL");
     query("PRAGMA foreign_keys=ON");
@@ -81,9 +82,37 @@ class SqliteConnection final : public SqlConnection {
       throw StoreError(name_ + ": not a readable store (" + why + ")");
     }
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) {
-      throw StoreError(name_ + ": still busy with another process's write after the busy timeout (" + why + ")");
+      if (interrupted_) throw StoreInterrupted(name_ + ": interrupted while waiting for another process's write");
+      throw StoreError(name_ + ": " + store_busy_message() + " (" + why + ")");
     }
     throw StoreError(name_ + ": " + why);
+  }
+
+  // SQLite's busy handler: called while another connection holds the lock, `count` times so far in
+  // this wait. Nonzero: try again. Bounded by store_wait(), told once after a second, ended at once by
+  // an interrupt.
+  static int on_busy(void* self, int count) { return static_cast<SqliteConnection*>(self)->busy(count); }
+  int busy(int count) {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point now = Clock::now();
+    if (count == 0) {
+      busy_since_ = now;
+      said_ = false;
+      interrupted_ = false;
+    }
+    const StoreWait& w = store_wait();
+    if (w.interrupted && w.interrupted()) {
+      interrupted_ = true;
+      return 0;
+    }
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - busy_since_).count();
+    if (waited >= w.max_ms) return 0;
+    if (waited >= 1000 && !said_ && w.waiting) {
+      w.waiting(store_wait_message(name_));
+      said_ = true;
+    }
+    sqlite3_sleep(20);
+    return 1;
   }
 
   sqlite3_stmt* prepared(const std::string& sql) {
@@ -134,13 +163,16 @@ class SqliteConnection final : public SqlConnection {
 
   std::string name_;
   sqlite3* db_ = nullptr;
+  std::chrono::steady_clock::time_point busy_since_;
+  bool said_ = false;         // the wait was announced
+  bool interrupted_ = false;  // an interrupt ended the last wait
   std::map<std::string, sqlite3_stmt*> statements_;
 };
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, int busy_ms) {
-  return std::make_unique<SqliteConnection>(path, busy_ms);
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& path) {
+  return std::make_unique<SqliteConnection>(path);
 }
 
 }  // namespace trainbench

@@ -251,7 +251,7 @@ void Store::check_schema() {
 std::unique_ptr<Store> Store::open(const StoreSpec& spec) {
   switch (spec.kind) {
     case StoreSpec::Kind::sqlite:
-      return std::make_unique<Store>(open_sqlite(spec.where, 60000));
+      return std::make_unique<Store>(open_sqlite(spec.where));
     case StoreSpec::Kind::postgresql:
       return std::make_unique<Store>(open_postgresql(spec.where));
     case StoreSpec::Kind::none:
@@ -275,13 +275,37 @@ Store::Added Store::add(const ResultsFile& f) {
     t.commit();
     return {sql_int(rows[0][0]), false, {}};
   }
+  std::vector<std::string> record_text;  // each case's JSON, as stored
+  for (const auto& r : whole["benchmarks"]) record_text.push_back(r.dump());
+  const std::set<std::string> records(record_text.begin(), record_text.end());
+  const Context& c = f.context;
+  const std::string context_text = whole["context"].dump();
+  // The same context as stored runs (a run and its resumed self): which hold every case of which.
+  const auto same_context =
+      db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
+               {column_text(c.start_time), column_text(c.hostname), context_text});
+  auto cases_of = [&](int64_t run) {
+    std::set<std::string> out;
+    for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {run})) out.insert(sql_text(rec[0]));
+    return out;
+  };
+  // An interrupted run imported after the run that completed it adds nothing: its cases are there.
+  for (const auto& row : same_context) {
+    const int64_t other = sql_int(row[0]);
+    const std::set<std::string> theirs = cases_of(other);
+    if (std::includes(theirs.begin(), theirs.end(), records.begin(), records.end())) {
+      t.commit();
+      Added within{other, false, {}};
+      within.within = true;
+      return within;
+    }
+  }
   int64_t ok = 0;
   for (const auto& r : f.benchmarks) ok += r.ok() ? 1 : 0;
   nlohmann::json extra = nlohmann::json::object();
   for (const char* key : {"ops", "explain"}) {
     if (whole.contains(key)) extra[key] = whole[key];
   }
-  const Context& c = f.context;
   const auto rows = db.query(
       "INSERT INTO runs (hash, stored_at, start_time, hostname, device, device_name, libtorch_version, "
       "trainbench_version, git_revision, results_schema, cases, ok_cases, context, extra) "
@@ -291,22 +315,14 @@ Store::Added Store::add(const ResultsFile& f) {
        column_text(c.git_revision), int64_t{f.schema_version}, static_cast<int64_t>(f.benchmarks.size()), ok,
        whole["context"].dump(), extra.empty() ? SqlValue{} : SqlValue{extra.dump()}});
   const int64_t id = sql_int(rows.at(0).at(0));
-  std::vector<std::string> record_text;  // each case's JSON, as stored
-  for (const auto& r : whole["benchmarks"]) record_text.push_back(r.dump());
-  const std::set<std::string> records(record_text.begin(), record_text.end());
   Added out{id, true, {}};
   // A resumed run completes the interrupted one stored before it: the same context (a resumed run
   // keeps its first start's), every stored case among its own. It takes that run's place; nothing
   // measured is lost, and the caller says so.
-  for (const auto& row :
-       db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3 AND id <> $4",
-                {column_text(c.start_time), column_text(c.hostname), whole["context"].dump(), id})) {
+  for (const auto& row : same_context) {
     const int64_t older = sql_int(row[0]);
-    bool all = true;
-    for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {older})) {
-      all = all && records.count(sql_text(rec[0])) > 0;
-    }
-    if (all) out.replaced.push_back(older);
+    const std::set<std::string> theirs = cases_of(older);
+    if (std::includes(records.begin(), records.end(), theirs.begin(), theirs.end())) out.replaced.push_back(older);
   }
   for (size_t i = 0; i < f.benchmarks.size(); ++i) {
     const Record& r = f.benchmarks[i];

@@ -85,6 +85,9 @@ class Store {
     // Stored runs this one completes (a run interrupted, then resumed: the same context, each of
     // their cases among this run's), removed in the same transaction.
     std::vector<int64_t> replaced;
+    // Not added because a stored run completes this one: an interrupted run imported after the run
+    // that resumed it (the same context, each of this run's cases among that run's); `id` is that run.
+    bool within = false;
   };
   Added add(const ResultsFile& f);
   // Matching runs, oldest first (by start time, then id).
