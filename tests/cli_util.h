@@ -49,12 +49,10 @@ inline int shell(const std::string& cmd) {
 }
 
 // How run_trainbench starts the binary: `env` (arguments of env(1), e.g. "-u RANK FOO=1") before it,
-// `timeout_s` > 0 kills it after that long (timeout(1): a hang shows as exit 124, never as a stuck
-// test), and `wrapper` runs it under another command.
+// and `timeout_s` > 0 kills it after that long (timeout(1): a hang shows as exit 124, never as a stuck test).
 struct RunWith {
   std::string env;
   int timeout_s = 0;
-  std::string wrapper;  // a command the binary runs under, e.g. "prlimit --fsize=200000"
 };
 
 // Runs `trainbench <args>` with no stdin; stdout and stderr go through files in `dir`.
@@ -63,7 +61,6 @@ inline CmdResult run_trainbench(const std::string& args, const std::filesystem::
   std::string prefix;
   if (with.timeout_s > 0) prefix += "timeout -k 5 " + std::to_string(with.timeout_s) + " ";
   if (!with.env.empty()) prefix += "env " + with.env + " ";
-  if (!with.wrapper.empty()) prefix += with.wrapper + " ";
   CmdResult r;
   r.code = shell(prefix + TRAINBENCH_EXE + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null");
   r.out = slurp(out);

@@ -361,6 +361,21 @@ TEST(Explain, TinyModelEndToEnd) {
   EXPECT_EQ(e.case_name, c.descriptor());
 }
 
+// An fp32 case with TF32 on is measured against the GEMM with TF32 allowed, never the IEEE fp32 one;
+// a peak that lacks it (a cache from before) gives none. Other precisions and TF32 off are as before.
+TEST(OpJson, ATf32CaseIsMeasuredAgainstTheTf32Gemm) {
+  PeakInfo p;
+  p.gemm_gflops = {{"fp32", 51600.0}, {"tf32", 378000.0}, {"bf16", 686000.0}};
+  EXPECT_DOUBLE_EQ(p.peak_for("fp32", "on"), 378000.0);
+  EXPECT_DOUBLE_EQ(p.peak_for("fp32", "off"), 51600.0);
+  EXPECT_DOUBLE_EQ(p.peak_for("fp32", "n/a"), 51600.0);
+  EXPECT_DOUBLE_EQ(p.peak_for("bf16", "on"), 686000.0);  // autocast's matrix products are bf16's
+  PeakInfo old = p;
+  old.gemm_gflops.erase("tf32");
+  EXPECT_TRUE(std::isnan(old.peak_for("fp32", "on")));
+  EXPECT_DOUBLE_EQ(old.peak_for("fp32", "off"), 51600.0);
+}
+
 TEST(OpJson, RecordsPeakAndExplanationRoundTripThroughAResultsFile) {
   ResultsFile f;
   f.context.cpu_model = "cpu";

@@ -341,12 +341,41 @@ TEST(StoreCli, AnImportPastTheFileSizeLimitIsOneLine) {
   const fs::path big = variant(dir, 1, 6000);
   const fs::path store = dir / "s.sqlite";
   ASSERT_EQ(shell(std::string(TRAINBENCH_EXE) + " store list --store " + store.string() + " > /dev/null 2>&1"), 0);
-  const CmdResult r = run_trainbench("store import " + big.string() + " --store " + store.string(), dir,
-                                     RunWith{"", 0, "prlimit --fsize=200000"});
+  CmdResult r;
+  r.code = shell("prlimit --fsize=200000 " + std::string(TRAINBENCH_EXE) + " store import " + big.string() +
+                 " --store " + store.string() + " > /dev/null 2> " + (dir / "err.txt").string() + " < /dev/null");
+  r.err = slurp(dir / "err.txt");
   EXPECT_TRUE(r.code == 1 || r.code == 2) << r.code << ": " << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_EQ(r.err.rfind("trainbench: error: ", 0), 0u) << r.err;
   EXPECT_TRUE(listed(store, dir).empty());
+}
+
+// A store in a folder that cannot be written (here a read-only bind mount, in a mount namespace of
+// its own) can be listed; adding to it is one line that says why. (Before, even `store list` failed:
+// "unable to open database file".)
+TEST(StoreCli, AStoreInAReadOnlyFolderCanBeReadButNotAddedTo) {
+  if (shell("unshare -m true > /dev/null 2>&1") != 0) GTEST_SKIP() << "no mount namespace here (unshare -m)";
+  const fs::path dir = temp_dir("storecli", "readonly");
+  const fs::path src = dir / "src", ro = dir / "ro";
+  fs::create_directories(src);
+  fs::create_directories(ro);
+  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json --store " + (src / "s.sqlite").string(), dir)
+                .code,
+            0);
+  const std::string exe = TRAINBENCH_EXE, store = (ro / "s.sqlite").string(), d = dir.string();
+  const std::string script = "mount --bind -o ro " + src.string() + " " + ro.string() + " || exit 9; " + exe +
+                             " store list --format json --store " + store + " > " + d + "/list.out 2> " + d +
+                             "/list.err; echo $? > " + d + "/list.rc; " + exe + " store import " + kData +
+                             "/report_gpu.json --store " + store + " > /dev/null 2> " + d + "/add.err; echo $? > " + d +
+                             "/add.rc";
+  ASSERT_EQ(shell("unshare -m sh -c '" + script + "'"), 0);
+  EXPECT_EQ(slurp(dir / "list.rc"), "0\n") << slurp(dir / "list.err");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "list.out")).size(), 1u);
+  EXPECT_EQ(slurp(dir / "add.rc"), "2\n");
+  const std::string err = slurp(dir / "add.err");
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find("the store is read-only here"), std::string::npos) << err;
 }
 
 // SIGTERM during a run: the cases measured are in its results file and in the store; --resume

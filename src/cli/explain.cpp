@@ -113,7 +113,7 @@ int cmd_explain_layers(const ExplainLayersOptions& o) {
   s.c = c;
   s.op_measure = default_op_measure();
   s.op_measure.min_time_s = o.op_min_time_s;
-  s.peak_gflops = from.context.peak ? from.context.peak->peak_for(c.precision.str()) : NAN;
+  s.peak_gflops = from.context.peak ? from.context.peak->peak_for(c.precision.str(), step.tf32) : NAN;
   s.try_alternatives = !o.no_alternatives;
   const Explanation e = explain_case(s, step, [](size_t i, size_t n, const std::string& what) {
     std::cerr << (i < n ? fmt::format("[layer {} of {}] {}", i + 1, n, what) : "[alternative] " + what) << "\n"

@@ -58,7 +58,7 @@ void add_percent_of_peak(Record& r, const Context& context) {
   // A data-parallel record's FLOP/s are the job's, over world_size devices: the ceiling is as many
   // times this device's (every rank is taken to have rank 0's device, as the launch expects).
   const double devices = r.dist ? std::max(1, r.dist->world_size) : 1;
-  const double g = devices * peak->peak_for(r.precision);
+  const double g = devices * peak->peak_for(r.precision, r.tf32);
   if (!(std::isfinite(g) && g > 0.0)) return;
   r.percent_of_peak = 100.0 * r.achieved_gflops / g;
   // MFU / HFU (language models): model and hardware FLOP/s over the same peak, as fractions.

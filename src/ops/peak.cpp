@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/device.h"
 #include "core/precision.h"
 #include "ops/op_timer.h"
 #include "results/context.h"
@@ -60,16 +62,25 @@ PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int
   torch::manual_seed(0);
   const auto dev = s.device.torch_device();
 
-  for (const auto& precision : s.precisions) {
+  auto gemm = [&](const std::string& precision, const std::string& as) {
     try {
       const auto opts = torch::TensorOptions().device(dev).dtype(parse_precision(precision).dtype);
       const int64_t n = p.gemm_size;
       auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
       const double t = median_time(s.device, s.measure, [&] { torch::mm_out(c, a, b); });
-      p.gemm_gflops[precision] = 2.0 * static_cast<double>(n) * n * n / t / 1e9;
+      p.gemm_gflops[as] = 2.0 * static_cast<double>(n) * n * n / t / 1e9;
     } catch (...) {
-      p.gemm_unsupported[precision] = current_failure().line;
+      p.gemm_unsupported[as] = current_failure().line;
     }
+  };
+  for (const auto& precision : s.precisions) gemm(precision, precision);
+  // On a GPU an fp32 case with --tf32 on multiplies on TF32 tensor cores: its ceiling is the fp32 GEMM
+  // with TF32 allowed, measured here as "tf32" (the math settings as they were are put back).
+  if (gpu && std::find(s.precisions.begin(), s.precisions.end(), "fp32") != s.precisions.end()) {
+    const bool was_on = tf32_mode(s.device) == "on";
+    configure_gpu_math(s.device, true);
+    gemm("fp32", "tf32");
+    configure_gpu_math(s.device, was_on);
   }
 
   {

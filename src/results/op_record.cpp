@@ -51,6 +51,12 @@ double OpRecord::total_flops() const {
   return f;
 }
 
+double PeakInfo::peak_for(const std::string& precision, const std::string& tf32) const {
+  if (tf32 != "on" || compute_type(precision) != "fp32") return peak_for(precision);
+  const auto it = gemm_gflops.find("tf32");
+  return it == gemm_gflops.end() ? kNaN : it->second;
+}
+
 double PeakInfo::peak_for(const std::string& precision) const {
   const std::string type = compute_type(precision);  // bf16-pure -> bf16
   auto it = gemm_gflops.find(type);

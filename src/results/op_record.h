@@ -64,6 +64,11 @@ struct PeakInfo {
   // -pure share it), or for fp32 the convolution when that ran faster (oneDNN's convolutions can beat
   // the BLAS GEMM on CPUs). NaN when not measured.
   double peak_for(const std::string& precision) const;
+  // The same for a case that ran with `tf32` ("on", "off", "n/a": Record::tf32): an fp32 case with TF32
+  // on ran its matrix products on TF32 tensor cores, so its ceiling is the GEMM measured with TF32 on
+  // (gemm_gflops["tf32"], GPUs only); NaN when that was not measured (a cache written before it), never
+  // the IEEE fp32 GEMM, which would overstate the case's share several times.
+  double peak_for(const std::string& precision, const std::string& tf32) const;
 };
 
 struct ExplainAlternative {

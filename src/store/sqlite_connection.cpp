@@ -1,6 +1,7 @@
 // The SQLite connection: a file, WAL mode so readers never block the one writer, a busy timeout so
 // two writers (two runs ending together, an import during a run) queue instead of failing.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -25,8 +26,16 @@ class SqliteConnection final : public SqlConnection {
       fs::create_directories(parent, ec);
       if (ec) throw StoreError(name_ + ": cannot create its folder: " + ec.message());
     }
-    const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+    // A store in a folder this process cannot write (a read-only mount, another user's folder) can
+    // still be read: WAL needs its -shm and -wal files beside the store, so it is opened read-only and
+    // immutable (no one can be writing it there: a writer needs the same folder). A -wal file beside it
+    // means a writer was or is there: then it is not opened that way.
+    const std::string folder = parent.empty() ? "." : parent.string();
+    read_only_ = fs::exists(path, ec) && ::access(folder.c_str(), W_OK) != 0 && !fs::exists(path + "-wal", ec);
+    const int rc = read_only_ ? sqlite3_open_v2(("file:" + uri_path(path) + "?mode=ro&immutable=1").c_str(), &db_,
+                                                SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr)
+                              : sqlite3_open_v2(path.c_str(), &db_,
+                                                SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close(db_);
@@ -35,7 +44,7 @@ class SqliteConnection final : public SqlConnection {
     }
     sqlite3_busy_handler(db_, &SqliteConnection::on_busy, this);
     // The first read of the file: a file that is not a database fails here.
-    query("PRAGMA journal_mode=WAL");
+    query(read_only_ ? "PRAGMA schema_version" : "PRAGMA journal_mode=WAL");
     query("PRAGMA foreign_keys=ON");
     query("PRAGMA synchronous=NORMAL");  // WAL + NORMAL: a killed process loses no committed run
   }
@@ -78,6 +87,10 @@ class SqliteConnection final : public SqlConnection {
  private:
   [[noreturn]] void fail(int rc, const std::string& why) const {
     const int primary = rc & 0xff;
+    if (primary == SQLITE_READONLY && read_only_) {
+      throw StoreError(name_ + ": its folder cannot be written, so the store is read-only here (it can be listed, "
+                               "shown, exported and read by board, compare and report; nothing can be added)");
+    }
     if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
       throw StoreError(name_ + ": not a readable store (" + why + ")");
     }
@@ -161,8 +174,21 @@ class SqliteConnection final : public SqlConnection {
     }
   }
 
+  // A path as an SQLite URI's path: '%', '?' and '#' percent-encoded.
+  static std::string uri_path(const std::string& path) {
+    std::string out;
+    for (const char c : path) {
+      if (c == '%') out += "%25";
+      else if (c == '?') out += "%3f";
+      else if (c == '#') out += "%23";
+      else out += c;
+    }
+    return out;
+  }
+
   std::string name_;
   sqlite3* db_ = nullptr;
+  bool read_only_ = false;  // opened read-only: its folder cannot be written
   std::chrono::steady_clock::time_point busy_since_;
   bool said_ = false;         // the wait was announced
   bool interrupted_ = false;  // an interrupt ended the last wait
