@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "cli_util.h"
+#include "store_wait_util.h"
 #include "results/results_file.h"
 #include "store/sql.h"
 #include "store/store.h"
@@ -180,39 +181,11 @@ TEST(Store, AWaitForAnotherWriterIsBoundedSaidAndInterruptible) {
   sqlite3* other = nullptr;
   ASSERT_EQ(sqlite3_open(path.string().c_str(), &other), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
-  const StoreWait before = store_wait();
-  using Clock = std::chrono::steady_clock;
-
-  std::vector<std::string> said;
-  set_store_wait({1500, nullptr, [&](const std::string& what) { said.push_back(what); }});
-  auto t0 = Clock::now();
-  try {
-    (void)store->add(f);
-    ADD_FAILURE() << "added while another connection held the write lock";
-  } catch (const StoreInterrupted& e) {
-    ADD_FAILURE() << "not interrupted: " << e.what();
-  } catch (const StoreError& e) {
-    EXPECT_NE(std::string(e.what()).find("still busy with another process's write after 1.5 s"), std::string::npos)
-        << e.what();
-  }
-  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-  EXPECT_GE(waited, 1.5);
-  EXPECT_LT(waited, 10.0);
-  ASSERT_EQ(said.size(), 1u);
-  EXPECT_NE(said[0].find("waiting for " + store->name() + ": another process is writing to it (up to 1.5 s"),
-            std::string::npos)
-      << said[0];
-
-  // An interrupt 0.2 s into a wait of up to 60 s ends it then, as StoreInterrupted.
-  t0 = Clock::now();
-  set_store_wait({60000, [&] { return Clock::now() - t0 > std::chrono::milliseconds(200); }, nullptr});
-  EXPECT_THROW((void)store->add(f), StoreInterrupted);
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 2.0);
+  test::expect_bounded_said_interruptible_wait(*store, f);
 
   // Once the other writer is done, the add goes through.
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(other);
-  set_store_wait(before);
   EXPECT_TRUE(store->add(f).added);
 }
 
@@ -295,7 +268,7 @@ TEST(Store, TheStoresNameComesFromLibpqsReadingNeverFromTheUrl) {
       {"postgresql://host/db", "postgresql://host/db"},
   };
   for (const auto& [url, name] : named) EXPECT_EQ(postgresql_store_name(url), name) << url;
-  for (const std::string url :
+  for (const std::string& url :
        {"postgresql://bob:RE/" + secret + "@host/db", "postgresql://bob:p@" + secret + "@host/db",
         "postgresql://bob@host/db?PASSWORD=" + secret, "postgresql://bob:" + secret + "%zz@host/db"}) {
     try {

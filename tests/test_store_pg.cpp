@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli_util.h"
+#include "store_wait_util.h"
 #include "results/journal.h"
 #include "results/results_file.h"
 #include "store/sql.h"
@@ -201,33 +202,8 @@ TEST(PgStore, AWaitForAnotherWriterIsBoundedSaidAndInterruptible) {
   const auto other = open_postgresql(pg.url());
   other->begin_write();
   const ResultsFile f = read_results(kData + "/report_cpu.json");
-  const StoreWait before = store_wait();
-  using Clock = std::chrono::steady_clock;
-  std::vector<std::string> said;
-  set_store_wait({1500, nullptr, [&](const std::string& what) { said.push_back(what); }});
-  auto t0 = Clock::now();
-  try {
-    (void)store->add(f);
-    ADD_FAILURE() << "added while another connection held the lock";
-  } catch (const StoreInterrupted& e) {
-    ADD_FAILURE() << "not interrupted: " << e.what();
-  } catch (const StoreError& e) {
-    EXPECT_NE(std::string(e.what()).find("still busy with another process's write after 1.5 s"), std::string::npos)
-        << e.what();
-  }
-  const double waited = std::chrono::duration<double>(Clock::now() - t0).count();
-  EXPECT_GE(waited, 1.4);
-  EXPECT_LT(waited, 10.0);
-  ASSERT_EQ(said.size(), 1u);
-  EXPECT_NE(said[0].find("waiting for " + store->name()), std::string::npos) << said[0];
-
-  t0 = Clock::now();
-  set_store_wait({60000, [&] { return Clock::now() - t0 > std::chrono::milliseconds(200); }, nullptr});
-  EXPECT_THROW((void)store->add(f), StoreInterrupted);
-  EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 2.0);
-
+  test::expect_bounded_said_interruptible_wait(*store, f);
   other->rollback();
-  set_store_wait(before);
   EXPECT_TRUE(store->add(f).added);  // the connection is still good after the cancelled wait
 }
 
