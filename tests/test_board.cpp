@@ -142,7 +142,8 @@ TEST(BoardHistory, TheBoardsRuleIsTheDocumentedRuleOnSeriesWithOutliers) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   int changes = 0;
   for (int seed = 0; seed < 600; ++seed) {
-    std::vector<HistoryPoint> r = series(rng, 24, 0.01, 0.01, 6 + static_cast<int>(u(rng) * 12), 1.0 + 0.3 * (u(rng) - 0.5));
+    std::vector<HistoryPoint> r =
+        series(rng, 24, 0.01, 0.01, 6 + static_cast<int>(u(rng) * 12), 1.0 + 0.3 * (u(rng) - 0.5));
     for (auto& p : r) {
       if (u(rng) < 0.1) p.value *= 1.0 + (u(rng) < 0.5 ? -0.3 : 0.4) * u(rng);  // a run hit by something else
     }

@@ -215,8 +215,7 @@ TEST(HostileCli, EveryWriterOfAnOutputTakesItsLock) {
   for (const std::string& cmd :
        {"explain -m convnet --set channels=8 --set depth=1 --set image=8 -b 1 --device cpu",
         "maxbatch -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu --no-predict",
-        "memory -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu",
-        "op conv:mb1ic1ih8oc1kh3"}) {
+        "memory -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu", "op conv:mb1ic1ih8oc1kh3"}) {
     const CmdResult r = run_limited(cmd + " -o " + out.string(), dir, 60);
     EXPECT_TRUE(refused(r, {"is in use by another trainbench run"})) << cmd;
     EXPECT_EQ(slurp(out), "kept") << cmd;

@@ -593,9 +593,9 @@ TEST(MemoryEstimate, ALineCarriedFarIsRefinedByBatchesNearerTheSizeAskedFor) {
   EXPECT_EQ(m.fit->batches, (std::vector<int64_t>{4, 8, 735, 7296}));
   EXPECT_DOUBLE_EQ(m.fit->per_sample_bytes, 100.0);
   EXPECT_EQ(m.predictions.front().largest_batch, 9728);
-  EXPECT_NE(m.assumptions.find("batches 735, 7296 added so that the largest batch for " + format_bytes(1000000) +
-                               " is read"),
-            std::string::npos)
+  EXPECT_NE(
+      m.assumptions.find("batches 735, 7296 added so that the largest batch for " + format_bytes(1000000) + " is read"),
+      std::string::npos)
       << m.assumptions;  // both were added for the one size: it is named once
   // Batch 4 lies off that line: 24000 measured against 27200 + 100 x 4 = 27600, 15.0% of its peak; 8 is
   // on it. With four batches the printout speaks of the smaller ones.
@@ -767,8 +767,7 @@ TEST(MaxBatch, UnderAMemoryLimitFindsABatchThatTrainsWhileTwiceItDoesNot) {
   }
   EXPECT_TRUE(next_one_ran_out) << "b+1 (so also 2b) must have been tried and run out of memory";
   // The answer says which heap it holds for, and how `run` takes that heap.
-  EXPECT_NE(run.cmd.out.find("train them with `trainbench run --allocator system`"), std::string::npos)
-      << run.cmd.out;
+  EXPECT_NE(run.cmd.out.find("train them with `trainbench run --allocator system`"), std::string::npos) << run.cmd.out;
 }
 
 // maxbatch from the prediction under a limit its fit batches (4, 8) do not both fit in: a tiny convnet
@@ -887,9 +886,10 @@ TEST(MaxBatch, FromThePredictionAFarAnswerIsReachedNoFasterThanDoubling) {
 // whatever RLIMIT_AS saw. The tiny convnet's batch 1 holds at least a 3 x 56 x 56 float input
 // (37632 bytes), so every try runs out and the answer is that not even batch 1 fits.
 TEST(MaxBatch, ALimitBelowTheMappedHeapTrainsNothing) {
-  const MaxBatchRun run = run_maxbatch(
-      "floor", "--no-predict --model convnet --set channels=4 --set depth=1 --device cpu --memory-limit 1k"
-               " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100");
+  const MaxBatchRun run =
+      run_maxbatch("floor",
+                   "--no-predict --model convnet --set channels=4 --set depth=1 --device cpu --memory-limit 1k"
+                   " --warmup 1 --min-steps 1 --max-steps 1 --min-time 0 --max-noise 100");
   ASSERT_EQ(run.cmd.code, 0) << run.cmd.err;
   EXPECT_NE(run.cmd.out.find("not even batch 1 fits"), std::string::npos) << run.cmd.out;
   ASSERT_FALSE(run.results.benchmarks.empty());

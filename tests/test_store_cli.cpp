@@ -324,9 +324,9 @@ TEST(StoreCli, ARunWaitingForTheStoresLockSaysSoAndStopsOnSigterm) {
   waitpid(pid, &status, 0);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 143) << "status " << status << ": " << slurp(err);
-  EXPECT_NE(slurp(err).find("interrupted while waiting for another process's write; the results are in " +
-                            out.string()),
-            std::string::npos)
+  EXPECT_NE(
+      slurp(err).find("interrupted while waiting for another process's write; the results are in " + out.string()),
+      std::string::npos)
       << slurp(err);
   EXPECT_EQ(read_results(out.string()).benchmarks.size(), 1u);
   sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -360,9 +360,8 @@ TEST(StoreCli, AStoreInAReadOnlyFolderCanBeReadButNotAddedTo) {
   const fs::path src = dir / "src", ro = dir / "ro";
   fs::create_directories(src);
   fs::create_directories(ro);
-  ASSERT_EQ(run_trainbench("store import " + kData + "/report_cpu.json --store " + (src / "s.sqlite").string(), dir)
-                .code,
-            0);
+  ASSERT_EQ(
+      run_trainbench("store import " + kData + "/report_cpu.json --store " + (src / "s.sqlite").string(), dir).code, 0);
   const std::string exe = TRAINBENCH_EXE, store = (ro / "s.sqlite").string(), d = dir.string();
   const std::string script = "mount --bind -o ro " + src.string() + " " + ro.string() + " || exit 9; " + exe +
                              " store list --format json --store " + store + " > " + d + "/list.out 2> " + d +

@@ -414,10 +414,10 @@ TEST(ScriptUserCode, TheModelsOwnErrorReachesTheUser) {
 // last line, nor a later one that looks like an exception's own.
 TEST(ScriptUserCode, AModelsMessageOfSeveralLinesIsShownByItsFirst) {
   const auto dir = temp_dir("torchscript", "boom-lines");
-  const CmdResult r = run_trainbench(
-      "run --model " + kData + "/tiny_boom_lines.pt --input 3x8x8 --target classes:5 --batch 2 -o " +
-          (dir / "r.json").string(),
-      dir, RunWith{"", 60});
+  const CmdResult r =
+      run_trainbench("run --model " + kData + "/tiny_boom_lines.pt --input 3x8x8 --target classes:5 --batch 2 -o " +
+                         (dir / "r.json").string(),
+                     dir, RunWith{"", 60});
   EXPECT_TRUE(refused(r, {"fails on input [2, 3, 8, 8] (3x8x8): ", "RuntimeError: boom from forward"}));
   EXPECT_EQ(r.err.find("second line"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("third line"), std::string::npos) << r.err;

@@ -85,7 +85,8 @@ struct HandedStep {
   explicit HandedStep(const ResultsFile& f) {
     std::string pattern = (std::filesystem::temp_directory_path() / "trainbench-explain.XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::runtime_error("cannot make a private folder for the layers' child: " + std::string(std::strerror(errno)));
+      throw std::runtime_error("cannot make a private folder for the layers' child: " +
+                               std::string(std::strerror(errno)));
     }
     dir = pattern;
     file = dir + "/step.json";

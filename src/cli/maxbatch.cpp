@@ -105,7 +105,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
   if (o.max_batch < o.start) throw InputError("--max-batch must be at least --start");
   (void)o.measure.resolve();
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
-  Journal output_lock;  // held until the results are written
+  Journal output_lock;                           // held until the results are written
   o.output = claim_command_output(o.output, "maxbatch", case_input_files(plan), store, output_lock);
   default_cpu_memory_limit(plan, o.measure);
   refuse_cpu_limit_above_available(plan, o.measure);

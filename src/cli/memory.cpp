@@ -109,7 +109,7 @@ int cmd_memory(MemoryOptions o) {
   }
   (void)o.measure.resolve();
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
-  Journal output_lock;  // held until the results are written
+  Journal output_lock;                           // held until the results are written
   o.output = claim_command_output(o.output, "memory", case_input_files(plan), store, output_lock);
 
   ResultsFile results;

@@ -393,8 +393,8 @@ MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit, int64_t st
   // refine the line too (a prediction far above the fit's batches, under a limit above what the host
   // holds, would otherwise be tried at once).
   const int64_t refine_cap = std::min(max_batch, 2 * kMaxBatchFitBatches[1]);
-  const MemoryEstimate e = estimate_memory(c, {kMaxBatchFitBatches[0], kMaxBatchFitBatches[1]}, {limit}, 0, run_one,
-                                           {limit}, refine_cap);
+  const MemoryEstimate e =
+      estimate_memory(c, {kMaxBatchFitBatches[0], kMaxBatchFitBatches[1]}, {limit}, 0, run_one, {limit}, refine_cap);
   MaxBatchResult m;
   if (!e.fitted) {
     // Fewer than two batches trained. When the fit's tries already bracket the answer (the largest that
@@ -425,8 +425,8 @@ MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit, int64_t st
       m.largest = trained;  // already bracketed by the fit's own tries
     } else {
       // The first try too goes up no faster than doubling the largest batch that trained.
-      const int64_t first = std::min(too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted,
-                                     std::max(2 * trained, trained + 1));
+      const int64_t first =
+          std::min(too_big != 0 ? std::min(*predicted, too_big - 1) : *predicted, std::max(2 * trained, trained + 1));
       // Each next try is aimed by the line through the latest batches that trained, the fit's among them.
       const AimFn aim = [&](const std::vector<Record>& tries) {
         std::vector<Record> all = e.tries;

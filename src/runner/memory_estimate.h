@@ -80,13 +80,12 @@ int64_t aim_batch(const std::vector<Record>& tries, int64_t size_bytes);
 // maxbatch under a memory limit of `limit_bytes`: the footprints of kMaxBatchFitBatches (estimate_memory,
 // refined at most at twice the larger) predict the largest batch (*predicted; 0 when none was made),
 // then find_max_batch_near searches from it, each try aimed by aim_batch, never above a batch that ran
-// out, and going up never more than twice the largest batch that trained before it. When fewer than two batches trained but the fit's own tries bracket the answer (the largest
-// that trained is one below the smallest that ran out; 0 for none) that is the answer and nothing is
-// tried again; otherwise find_max_batch from `start`. A `max_batch` below the fit's batches searches
-// with find_max_batch alone. Every try, the fit's first, is in the result.
-// Two fit batches: with an exact prediction the whole search is four tries (two to fit, the predicted
-// batch, and one more); a third, 3/4 of the predicted batch, when the prediction lies more than
-// kMaxExtrapolation times beyond them.
+// out, and going up never more than twice the largest batch that trained before it. When fewer than two batches trained
+// but the fit's own tries bracket the answer (the largest that trained is one below the smallest that ran out; 0 for
+// none) that is the answer and nothing is tried again; otherwise find_max_batch from `start`. A `max_batch` below the
+// fit's batches searches with find_max_batch alone. Every try, the fit's first, is in the result. Two fit batches: with
+// an exact prediction the whole search is four tries (two to fit, the predicted batch, and one more); a third, 3/4 of
+// the predicted batch, when the prediction lies more than kMaxExtrapolation times beyond them.
 constexpr int64_t kMaxBatchFitBatches[] = {4, 8};
 MaxBatchResult find_max_batch_predicted(const Case& c, int64_t limit_bytes, int64_t start, int64_t max_batch,
                                         const std::function<Record(const Case&)>& run_one, int64_t* predicted);

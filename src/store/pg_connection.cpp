@@ -5,7 +5,6 @@
 #include <libpq-fe.h>
 #include <poll.h>
 
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>

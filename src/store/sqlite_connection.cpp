@@ -32,10 +32,11 @@ class SqliteConnection final : public SqlConnection {
     // means a writer was or is there: then it is not opened that way.
     const std::string folder = parent.empty() ? "." : parent.string();
     read_only_ = fs::exists(path, ec) && ::access(folder.c_str(), W_OK) != 0 && !fs::exists(path + "-wal", ec);
-    const int rc = read_only_ ? sqlite3_open_v2(("file:" + uri_path(path) + "?mode=ro&immutable=1").c_str(), &db_,
-                                                SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr)
-                              : sqlite3_open_v2(path.c_str(), &db_,
-                                                SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+    const int rc = read_only_
+                       ? sqlite3_open_v2(("file:" + uri_path(path) + "?mode=ro&immutable=1").c_str(), &db_,
+                                         SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr)
+                       : sqlite3_open_v2(path.c_str(), &db_,
+                                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
       const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
       sqlite3_close(db_);
@@ -88,8 +89,9 @@ class SqliteConnection final : public SqlConnection {
   [[noreturn]] void fail(int rc, const std::string& why) const {
     const int primary = rc & 0xff;
     if (primary == SQLITE_READONLY && read_only_) {
-      throw StoreError(name_ + ": its folder cannot be written, so the store is read-only here (it can be listed, "
-                               "shown, exported and read by board, compare and report; nothing can be added)");
+      throw StoreError(name_ +
+                       ": its folder cannot be written, so the store is read-only here (it can be listed, "
+                       "shown, exported and read by board, compare and report; nothing can be added)");
     }
     if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) {
       throw StoreError(name_ + ": not a readable store (" + why + ")");
@@ -178,10 +180,14 @@ class SqliteConnection final : public SqlConnection {
   static std::string uri_path(const std::string& path) {
     std::string out;
     for (const char c : path) {
-      if (c == '%') out += "%25";
-      else if (c == '?') out += "%3f";
-      else if (c == '#') out += "%23";
-      else out += c;
+      if (c == '%')
+        out += "%25";
+      else if (c == '?')
+        out += "%3f";
+      else if (c == '#')
+        out += "%23";
+      else
+        out += c;
     }
     return out;
   }
@@ -197,8 +203,6 @@ class SqliteConnection final : public SqlConnection {
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_sqlite(const std::string& path) {
-  return std::make_unique<SqliteConnection>(path);
-}
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& path) { return std::make_unique<SqliteConnection>(path); }
 
 }  // namespace trainbench

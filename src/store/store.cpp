@@ -281,9 +281,8 @@ Store::Added Store::add(const ResultsFile& f) {
   const Context& c = f.context;
   const std::string context_text = whole["context"].dump();
   // The same context as stored runs (a run and its resumed self): which hold every case of which.
-  const auto same_context =
-      db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
-               {column_text(c.start_time), column_text(c.hostname), context_text});
+  const auto same_context = db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
+                                     {column_text(c.start_time), column_text(c.hostname), context_text});
   auto cases_of = [&](int64_t run) {
     std::set<std::string> out;
     for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {run})) out.insert(sql_text(rec[0]));
