@@ -212,10 +212,11 @@ TEST(HostileCli, EveryWriterOfAnOutputTakesItsLock) {
   std::ofstream(out) << "kept";
   Journal held;
   held.lock(journal_path_for(out.string()));
-  for (const std::string& cmd :
-       {"explain -m convnet --set channels=8 --set depth=1 --set image=8 -b 1 --device cpu",
-        "maxbatch -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu --no-predict",
-        "memory -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu", "op conv:mb1ic1ih8oc1kh3"}) {
+  const std::vector<std::string> writers = {
+      "explain -m convnet --set channels=8 --set depth=1 --set image=8 -b 1 --device cpu",
+      "maxbatch -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu --no-predict",
+      "memory -m convnet --set channels=8 --set depth=1 --set image=8 --device cpu", "op conv:mb1ic1ih8oc1kh3"};
+  for (const std::string& cmd : writers) {
     const CmdResult r = run_limited(cmd + " -o " + out.string(), dir, 60);
     EXPECT_TRUE(refused(r, {"is in use by another trainbench run"})) << cmd;
     EXPECT_EQ(slurp(out), "kept") << cmd;

@@ -869,7 +869,9 @@ TEST(MaxBatch, FromThePredictionAFarAnswerIsReachedNoFasterThanDoubling) {
   EXPECT_EQ(dev.tried, (std::vector<int64_t>{4, 8, 16, 32, 64, 100, 102, 101}));
   int64_t largest_trained = 0;
   for (const auto& r : m.tries) {
-    if (largest_trained > 0) EXPECT_LE(r.batch_size, 2 * largest_trained) << "faster than doubling";
+    if (largest_trained > 0) {
+      EXPECT_LE(r.batch_size, 2 * largest_trained) << "faster than doubling";
+    }
     if (r.status == Status::ok) largest_trained = std::max(largest_trained, r.batch_size);
   }
 

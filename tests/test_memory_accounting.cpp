@@ -499,8 +499,12 @@ TEST(MemoryCli, WithoutALimitASizeTheMachineHoldsIsRefinedFor) {
       EXPECT_EQ(t.memory_limit_bytes, size) << t.name;
       trained = trained || (t.batch_size == p.trained_under_limit && t.status == Status::ok);
       ran_out = ran_out || (t.batch_size == p.out_of_memory_under_limit && t.status == Status::oom);
-      if (t.status == Status::ok) EXPECT_LE(t.batch_size, p.trained_under_limit) << "a larger batch trained";
-      if (t.status == Status::oom) EXPECT_GE(t.batch_size, p.out_of_memory_under_limit) << "a smaller batch ran out";
+      if (t.status == Status::ok) {
+        EXPECT_LE(t.batch_size, p.trained_under_limit) << "a larger batch trained";
+      }
+      if (t.status == Status::oom) {
+        EXPECT_GE(t.batch_size, p.out_of_memory_under_limit) << "a smaller batch ran out";
+      }
     }
     EXPECT_TRUE(trained) << printed;
     EXPECT_TRUE(ran_out) << printed;

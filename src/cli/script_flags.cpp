@@ -52,7 +52,8 @@ int cmd_script_check(const ScriptCheckOptions& o) {
   settings.memory_limit_bytes = o.memory_limit.empty() ? 0 : parse_size(o.memory_limit, "memory limit");
   // The thread pools start and the memory limit applies as in a case's child: the check's forward
   // grows this process by at most what a case may.
-  prepare_child_process(Case{}, settings);
+  const Case on_cpu;  // a default case: the CPU (named, not a temporary: GCC 12 then sees its strings made)
+  prepare_child_process(on_cpu, settings);
   bool out_of_memory = false;
   const std::string refusal =
       script_check_here({{"file", o.file}, {"input", o.input}, {"target", o.target}, {"vocab", o.vocab}},
