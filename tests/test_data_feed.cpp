@@ -110,6 +110,11 @@ TEST(ExplainData, TheDataWaitIsARowOfTheStepOfItsMeasuredSize) {
   // step takes a few milliseconds. Beside another 2-thread benchmark on 2 cores, with 2 intra-op threads
   // of its own, it took 166 ms in some runs and a few in others (its threads wait for each other at
   // every operator); one intra-op thread keeps it short.
+  // Put back afterwards: the tests after this one in the same binary run with the threads they expect.
+  struct RestoreThreads {
+    int before = at::get_num_threads();
+    ~RestoreThreads() { at::set_num_threads(before); }
+  } restore;
   configure_threads(1);
   const Record bare = measure_workload(c, m, [&] { return make_workload(c); });
   ASSERT_TRUE(bare.ok()) << bare.error;

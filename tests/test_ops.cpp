@@ -331,6 +331,11 @@ TEST(Explain, TinyModelEndToEnd) {
   // load (ctest -j) moves none of them, where the median of 2 could be 10 times the step. One intra-op
   // thread: beside another 2-thread benchmark on 2 cores, two threads waiting for each other at every
   // operator made the layers timed alone 49 ms against an 11 ms step.
+  // Put back afterwards: the tests after this one in the same binary run with the threads they expect.
+  struct RestoreThreads {
+    int before = at::get_num_threads();
+    ~RestoreThreads() { at::set_num_threads(before); }
+  } restore;
   configure_threads(1);
   MeasureSettings m = quick();
   m.min_steps = 9;
