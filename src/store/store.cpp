@@ -280,18 +280,19 @@ Store::Added Store::add(const ResultsFile& f) {
   const std::set<std::string> records(record_text.begin(), record_text.end());
   const Context& c = f.context;
   const std::string context_text = whole["context"].dump();
-  // The same context as stored runs (a run and its resumed self): which hold every case of which.
-  const auto same_context = db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
-                                     {column_text(c.start_time), column_text(c.hostname), context_text});
-  auto cases_of = [&](int64_t run) {
-    std::set<std::string> out;
-    for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {run})) out.insert(sql_text(rec[0]));
-    return out;
-  };
+  // The stored runs of the same context (a run and its resumed self), each with its cases, read once:
+  // which holds every case of which.
+  std::vector<std::pair<int64_t, std::set<std::string>>> same_context;
+  for (const auto& row : db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
+                                  {column_text(c.start_time), column_text(c.hostname), context_text})) {
+    std::set<std::string> theirs;
+    for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {row[0]})) {
+      theirs.insert(sql_text(rec[0]));
+    }
+    same_context.emplace_back(sql_int(row[0]), std::move(theirs));
+  }
   // An interrupted run imported after the run that completed it adds nothing: its cases are there.
-  for (const auto& row : same_context) {
-    const int64_t other = sql_int(row[0]);
-    const std::set<std::string> theirs = cases_of(other);
+  for (const auto& [other, theirs] : same_context) {
     if (std::includes(theirs.begin(), theirs.end(), records.begin(), records.end())) {
       t.commit();
       Added within{other, false, {}};
@@ -312,15 +313,13 @@ Store::Added Store::add(const ResultsFile& f) {
       {hash, iso8601_utc_now(), column_text(c.start_time), column_text(c.hostname), column_text(c.device),
        column_text(c.device_name), column_text(c.libtorch_version), column_text(c.trainbench_version),
        column_text(c.git_revision), int64_t{f.schema_version}, static_cast<int64_t>(f.benchmarks.size()), ok,
-       whole["context"].dump(), extra.empty() ? SqlValue{} : SqlValue{extra.dump()}});
+       context_text, extra.empty() ? SqlValue{} : SqlValue{extra.dump()}});
   const int64_t id = sql_int(rows.at(0).at(0));
   Added out{id, true, {}};
   // A resumed run completes the interrupted one stored before it: the same context (a resumed run
   // keeps its first start's), every stored case among its own. It takes that run's place; nothing
   // measured is lost, and the caller says so.
-  for (const auto& row : same_context) {
-    const int64_t older = sql_int(row[0]);
-    const std::set<std::string> theirs = cases_of(older);
+  for (const auto& [older, theirs] : same_context) {
     if (std::includes(records.begin(), records.end(), theirs.begin(), theirs.end())) out.replaced.push_back(older);
   }
   for (size_t i = 0; i < f.benchmarks.size(); ++i) {
