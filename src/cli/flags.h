@@ -31,6 +31,8 @@ Command add_run_case(CLI::App& app);
 Command add_script_check(CLI::App& app);
 Command add_store(CLI::App& app);  // cli/store.cpp
 Command add_board(CLI::App& app);  // cli/board.cpp
+Command add_devices(CLI::App& app);  // cli/devices.cpp
+Command add_predict(CLI::App& app);  // cli/predict.cpp
 
 // Every subcommand, in the order `trainbench --help` lists them.
 std::vector<Command> add_commands(CLI::App& app);

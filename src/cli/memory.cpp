@@ -102,7 +102,7 @@ int cmd_memory(MemoryOptions o) {
   bool any_cpu = false;
   for (const auto& c : plan) any_cpu = any_cpu || !c.device.is_gpu();
   const std::vector<int64_t> sizes = fit_sizes(o.fits, o.measure, any_cpu);
-  int64_t gpu_context = memory::kGpuContextBytes;
+  int64_t gpu_context = kGpuContextBytes;
   if (!o.gpu_context.empty()) {
     if (!any_cpu) throw InputError("--gpu-context: for a CPU case (a GPU case measures its own card)");
     gpu_context = parse_size(o.gpu_context, "--gpu-context");

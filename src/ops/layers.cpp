@@ -3,7 +3,6 @@
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
-#include <cstring>
 #include <optional>
 #include <string>
 
@@ -20,14 +19,7 @@ struct CollectorState {
 };
 thread_local CollectorState* t_state = nullptr;
 
-// The op kind table's reader for a dispatched operator, nullptr for an operator no kind is read from.
-const OpReader* reader_of(const char* name) {
-  for (const auto& kind : op_kind_table()) {
-    for (const auto& r : kind.readers)
-      if (std::strcmp(name, r.op_name) == 0) return &r;
-  }
-  return nullptr;
-}
+const OpReader* reader_of(const char* name) { return find_op_reader(name); }
 
 bool is_layer(const char* name) { return reader_of(name) != nullptr; }
 

@@ -79,5 +79,7 @@ struct OpKind {
 const std::vector<OpKind>& op_kind_table();
 // The entry named `name`, nullptr when none.
 const OpKind* find_op_kind(const std::string& name);
+// The kind's reader for a dispatched operator ("aten::convolution"), nullptr for one no kind is read from.
+const OpReader* find_op_reader(const char* op_name);
 
 }  // namespace trainbench

@@ -2,6 +2,7 @@
 #include "ops/op_kind.h"
 
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -376,6 +377,14 @@ const std::vector<OpKind>& op_kind_table() {
        {{"aten::batch_norm", bn_read}}},
   };
   return k;
+}
+
+const OpReader* find_op_reader(const char* op_name) {
+  for (const auto& kind : op_kind_table()) {
+    for (const auto& r : kind.readers)
+      if (std::strcmp(op_name, r.op_name) == 0) return &r;
+  }
+  return nullptr;
 }
 
 const OpKind* find_op_kind(const std::string& name) {

@@ -18,5 +18,9 @@ const std::vector<detail::Field<DistInfo>>& dist_fields();      // dist
 const std::vector<detail::Field<DataInfo>>& data_fields();      // data
 const std::vector<detail::Field<MemoryInfo>>& memory_fields();  // memory (memory_json.cpp)
 const std::vector<detail::Field<Context>>& context_fields();    // context (context.cpp)
+const std::vector<detail::Field<PredictionInfo>>& prediction_field_table();  // prediction (prediction_json.cpp)
+
+nlohmann::json prediction_to_json(const PredictionInfo& p);
+PredictionInfo prediction_from_json(const nlohmann::json& j);
 
 }  // namespace trainbench

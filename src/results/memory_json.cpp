@@ -11,6 +11,7 @@
 namespace trainbench {
 
 using detail::Field;
+using detail::items_field;
 using detail::member_field;
 using detail::Nan;
 using detail::Since;
@@ -88,32 +89,6 @@ MemoryFit fit_from_json(const nlohmann::json& j) {
   detail::check_fields(fit_fields(), f);
   if (f.batches.size() != f.peaks.size()) throw std::runtime_error("field \"peaks\": not one per batch");
   return f;
-}
-
-// An array field of objects that `fields` reads and writes (`check`: a rule across one item's fields).
-// Absent: left empty (files written before it).
-template <class T, class Item>
-Field<T> items_field(const char* key, std::vector<Item> T::*member, const std::vector<Field<Item>>& (*fields)(),
-                     void (*check)(const Item&) = nullptr) {
-  return detail::custom_field<T>(
-      key,
-      [member, fields](const T& t) -> std::optional<nlohmann::json> {
-        nlohmann::json out = nlohmann::json::array();
-        for (const auto& item : t.*member) out.push_back(detail::write_fields(fields(), item));
-        return out;
-      },
-      [key, member, fields, check](const nlohmann::json& j, T& t) {
-        if (!j.contains(key)) return;
-        const auto& items = detail::field(j, key);
-        if (!items.is_array()) detail::bad_type(key, "an array", items);
-        for (const auto& item : items)
-          (t.*member).push_back(detail::nested(key, [&] {
-            Item r = detail::read_fields(fields(), item);
-            detail::check_fields(fields(), r);
-            if (check) check(r);
-            return r;
-          }));
-      });
 }
 
 const std::vector<Field<GpuTargetPrediction>>& gpu_prediction_fields() {

@@ -23,6 +23,8 @@ const char* to_string(Status s) {
       return "oom";
     case Status::error:
       return "error";
+    case Status::predicted:
+      return "predicted";
   }
   return "error";
 }
@@ -31,7 +33,8 @@ Status status_from_string(const std::string& s) {
   if (s == "ok") return Status::ok;
   if (s == "oom") return Status::oom;
   if (s == "error") return Status::error;
-  throw std::invalid_argument("unknown status \"" + s + "\" (expected ok, oom or error)");
+  if (s == "predicted") return Status::predicted;
+  throw std::invalid_argument("unknown status \"" + s + "\" (expected ok, oom, error or predicted)");
 }
 
 namespace {
@@ -51,6 +54,9 @@ void check_values(const Record& r) {
     throw std::runtime_error("field \"model_file_sha256\": '" + r.model_file_sha256 +
                              "' is not 64 lower-case hex digits");
   }
+  if (r.predicted() != r.prediction.has_value())
+    throw std::runtime_error(r.predicted() ? "field \"prediction\": missing for a predicted record"
+                                           : "field \"prediction\": on a record that is not predicted");
   if (r.dist) detail::check_fields(dist_fields(), *r.dist, "dist.");
   if (r.data) detail::check_fields(data_fields(), *r.data, "data.");
 }

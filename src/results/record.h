@@ -16,7 +16,9 @@
 
 namespace trainbench {
 
-enum class Status { ok, oom, error };
+// predicted: not measured; `trainbench predict`'s estimate for a card (the record's `prediction`
+// says how). Never ok, so nothing that weighs measurements takes it for one.
+enum class Status { ok, oom, error, predicted };
 const char* to_string(Status s);
 Status status_from_string(const std::string& s);  // throws std::invalid_argument
 
@@ -58,6 +60,41 @@ struct DataInfo {
   int64_t max_image_pixels = 0;      // images: the pixel limit the loader applied (0: none recorded)
   std::string verdict;             // input-bound | compute-bound
   int threads_needed = 0;          // loader threads the model's rate needs at the measured per-thread rate
+};
+
+// A layer's share of a predicted step (the slowest ones, largest first).
+struct LayerShare {
+  std::string label;  // "conv 3x3 64->64" or the op's name
+  double share = 0.0;  // of the predicted step time
+};
+
+// What a predicted record adds (`trainbench predict`, docs/prediction.md). The Record's throughput and
+// step_time_s.median are the prediction; this says how it was made and how far to trust it.
+struct PredictionInfo {
+  std::string method;            // spec-sheet | profile
+  std::string device_id;         // the catalogue row (`trainbench devices`)
+  std::string device_name;       // the row's name
+  std::string catalogue_source;  // the row's public source
+  std::string source_device;     // profile: the device the profile was measured on; empty for spec-sheet
+  std::string source_file;       // profile: the results file it came from; empty for spec-sheet
+  std::string constants;         // the fitted constants' version (docs/prediction.md)
+  double step_time_low_s = 0.0;  // the interval of the step time
+  double step_time_high_s = 0.0;
+  double throughput_low = 0.0;   // batch / step_time_high_s
+  double throughput_high = 0.0;  // batch / step_time_low_s
+  // Of the predicted step: time bound by arithmetic, by memory traffic, and by the per-kernel floor.
+  double compute_share = 0.0;
+  double memory_share = 0.0;
+  double launch_share = 0.0;
+  std::vector<LayerShare> slowest_layers;
+  // Memory on the card at the requested batch (tensors x the allocator's overhead + the runtime's
+  // context), whether it fits the card, and the largest batch that does with its interval (0: none).
+  int64_t memory_bytes = 0;
+  std::optional<bool> fits;
+  int64_t largest_batch = 0;
+  int64_t largest_batch_low = 0;
+  int64_t largest_batch_high = 0;
+  std::string notes;  // what the prediction assumed beyond the method (a missing figure, a fallback)
 };
 
 struct Record {
@@ -122,12 +159,14 @@ struct Record {
   std::optional<DistInfo> dist;      // data-parallel cases only; null otherwise (and in files before it existed)
   std::optional<DataInfo> data;      // --data cases only; null for synthetic data (and in older files)
   std::optional<MemoryInfo> memory;  // where the bytes went (src/memory); null when not measured (older files)
+  std::optional<PredictionInfo> prediction;  // status predicted only; null for every measured record
   // A TorchScript model (`--model FILE.pt`): the file's size and SHA-256 (lower-case hex), so a row names
   // exactly which model ran. 0 and empty (absent in JSON) for built-in models and in older files.
   int64_t model_file_bytes = 0;
   std::string model_file_sha256;
 
   bool ok() const { return status == Status::ok; }
+  bool predicted() const { return status == Status::predicted; }
 };
 
 inline Status status_of(const Failure& f) { return f.out_of_memory ? Status::oom : Status::error; }

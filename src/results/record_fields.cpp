@@ -117,13 +117,21 @@ Field<Record> samples_field() {
       });
 }
 
+// A field only some records have: no key and an empty cell where `empty` says so, so that every other
+// record is written as it was before the field existed.
+Field<Record> absent_when_empty(Field<Record> f, bool (*empty)(const Record&)) {
+  auto write = f.write;
+  f.write = [write, empty](const Record& r) { return empty(r) ? std::nullopt : write(r); };
+  if (f.cell) {
+    auto cell = f.cell;
+    f.cell = [cell, empty](const Record& r) { return empty(r) ? "" : cell(r); };
+  }
+  return f;
+}
+
 // Only TorchScript models name a file; rows of built-in models stay as they were (no key, empty cells).
 Field<Record> model_file_field(Field<Record> f) {
-  auto write = f.write;
-  f.write = [write](const Record& r) { return r.model_file_sha256.empty() ? std::nullopt : write(r); };
-  auto cell = f.cell;
-  f.cell = [cell](const Record& r) { return r.model_file_sha256.empty() ? "" : cell(r); };
-  return f;
+  return absent_when_empty(std::move(f), [](const Record& r) { return r.model_file_sha256.empty(); });
 }
 
 nlohmann::json dist_to_json(const DistInfo& d) { return detail::write_fields(dist_fields(), d); }
@@ -210,6 +218,10 @@ std::vector<Field<Record>> make_record_fields() {
       later_or_null("mfu", &Record::mfu).range(0, 1e4).csv("mfu"),
       later_or_null("hfu", &Record::hfu).range(0, 1e4).csv("hfu"),
       detail::optional_object<Record>("memory", &Record::memory, &memory_to_json, &memory_from_json),
+      // Predicted records only (`trainbench predict`); absent or null for every measured one.
+      absent_when_empty(
+          detail::optional_object<Record>("prediction", &Record::prediction, &prediction_to_json, &prediction_from_json),
+          [](const Record& r) { return !r.prediction; }),
       memory_column("memory_peak_bytes", &MemoryInfo::peak_bytes),
       memory_column("memory_parameters_bytes", &MemoryInfo::parameters_bytes),
       memory_column("memory_gradients_bytes", &MemoryInfo::gradients_bytes),

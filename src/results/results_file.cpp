@@ -143,8 +143,9 @@ ResultsFile results_from_string(const std::string& text, const std::string& sour
   return results_from_json(j, source);
 }
 
-void write_results_atomic(const std::string& path, const ResultsFile& f) {
-  const std::string text = results_to_string(f);
+void write_results_atomic(const std::string& path, const ResultsFile& f) { write_text_atomic(path, results_to_string(f)); }
+
+void write_text_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw ResultsError(path + ": cannot write " + tmp + ": " + std::strerror(errno));

@@ -41,6 +41,8 @@ ResultsFile results_from_string(const std::string& text, const std::string& sour
 // Writes path + ".tmp.<pid>", fsyncs it, renames it over `path`: readers see the old file or the new
 // one, never half of one. Throws ResultsError.
 void write_results_atomic(const std::string& path, const ResultsFile& f);
+// Any text, the same way: a temporary file beside `path`, synced, renamed into place. Throws ResultsError.
+void write_text_atomic(const std::string& path, const std::string& text);
 
 // Throws ResultsError for a missing, empty, truncated or foreign file, an unsupported schema_version,
 // or a bad field (naming the benchmark index and field).

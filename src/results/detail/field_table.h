@@ -231,4 +231,30 @@ std::vector<std::string> field_keys(const std::vector<Field<T>>& fields, const s
   return keys;
 }
 
+// An array field of objects that `fields` reads and writes (`check`: a rule across one item's fields).
+// Absent: left empty (files written before it).
+template <class T, class Item>
+Field<T> items_field(const char* key, std::vector<Item> T::*member, const std::vector<Field<Item>>& (*fields)(),
+                     void (*check)(const Item&) = nullptr) {
+  return custom_field<T>(
+      key,
+      [member, fields](const T& t) -> std::optional<nlohmann::json> {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& item : t.*member) out.push_back(write_fields(fields(), item));
+        return out;
+      },
+      [key, member, fields, check](const nlohmann::json& j, T& t) {
+        if (!j.contains(key)) return;
+        const auto& items = field(j, key);
+        if (!items.is_array()) bad_type(key, "an array", items);
+        for (const auto& item : items)
+          (t.*member).push_back(nested(key, [&] {
+            Item r = read_fields(fields(), item);
+            check_fields(fields(), r);
+            if (check) check(r);
+            return r;
+          }));
+      });
+}
+
 }  // namespace trainbench::detail

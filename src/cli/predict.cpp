@@ -1,0 +1,368 @@
+// `trainbench predict`: a training step's speed and memory on cards of the catalogue (docs/prediction.md).
+// The model's step is censused on this machine's CPU (ops/census.h) or read from --census; each card's
+// step comes from the spec sheet (predict/method.h), or with --from from a per-layer profile that
+// `explain` measured on a GPU. Predictions are records with status `predicted`: printed, written with
+// -o, never stored. Owns its flags.
+#include <cmath>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/options.h"
+#include "core/device.h"
+#include "core/device_text.h"
+#include "core/input_file.h"
+#include "ops/census.h"
+#include "predict/catalogue.h"
+#include "predict/gpu_memory.h"
+#include "predict/method.h"
+#include "results/journal.h"
+#include "results/number_format.h"
+#include "results/results_file.h"
+#include "results/text_table.h"
+#include "runner/plan.h"
+#include "runner/run_context.h"
+
+namespace trainbench::cli {
+
+namespace {
+
+struct PredictFlags {
+  std::string model, batches, precisions = "fp32", optimizer = "sgd", layout = "nchw";
+  std::vector<std::string> sets;
+  ScriptFlags script;
+  std::string on, from, from_device, catalogue, census, census_out, constants, tf32 = "off", gpu_context;
+  std::string format = "table", output;
+};
+
+std::string read_json_text(const std::string& path, const std::string& flag) {
+  try {
+    return read_input_file(path);
+  } catch (const std::exception& e) {
+    throw InputError(flag + " " + e.what());
+  }
+}
+
+// A census read back must be the census of the request: one line naming the first difference.
+void check_census_matches(const predict::StepCensus& c, const Case& want, const std::string& path) {
+  const auto differ = [&](const char* what, const std::string& has, const std::string& asked) {
+    if (has != asked)
+      throw InputError(fmt::format("--census {}: its {} is '{}', the request's is '{}'", path, what, has, asked));
+  };
+  differ("model", c.model, want.model);
+  differ("optimizer", c.optimizer, want.optimizer);
+  differ("layout", c.layout, to_string(want.layout));
+  for (const auto& [k, v] : want.params) {
+    const auto it = c.params.find(k);
+    differ(("parameter " + k).c_str(), it == c.params.end() ? "(default)" : it->second, v);
+  }
+  for (const auto& [k, v] : c.params)
+    if (!want.params.count(k)) differ(("parameter " + k).c_str(), v, "(default)");
+}
+
+predict::StepCensus census_for(const PredictFlags& o, const Case& c) {
+  if (!o.census.empty()) {
+    predict::StepCensus census;
+    try {
+      census = predict::census_from_json(nlohmann::json::parse(read_json_text(o.census, "--census")));
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("--census {}: {}", o.census, first_line(e.what())));
+    }
+    check_census_matches(census, c, o.census);
+    return census;
+  }
+  configure_threads(0);
+  std::cerr << "taking the step's census on this CPU: " << c.model << " at batches 1 and 2, fp32\n";
+  try {
+    return take_census(c, 1, 2);
+  } catch (const std::exception&) {
+    // A batch norm refuses a single sample over a 1x1 map: take it at 2 and 3.
+    return take_census(c, 2, 3);
+  }
+}
+
+// The catalogue row of the card a profile was measured on: --from-device, else its name and memory
+// (docs/prediction.md, "Which card a profile came from").
+predict::DeviceSpec profile_card(const std::vector<predict::DeviceSpec>& catalogue, const ResultsFile& f,
+                                 const PredictFlags& o) {
+  if (!o.from_device.empty()) return predict::select_devices(catalogue, {o.from_device}).front();
+  std::string name = f.context.device_name;
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const bool pcie = name.find("pcie") != std::string::npos;
+  std::vector<predict::DeviceSpec> found;
+  for (const auto& d : catalogue) {
+    // Every token of the row's name that carries a digit (the model and the memory size) is in the
+    // device's name, form factors aside; the memory the device reported is within 5% of the row's.
+    std::string row = d.name;
+    for (char& ch : row) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    bool all = true;
+    size_t at = 0;
+    while (at < row.size()) {
+      const size_t end = row.find(' ', at);
+      const std::string token = row.substr(at, end == std::string::npos ? std::string::npos : end - at);
+      at = end == std::string::npos ? row.size() : end + 1;
+      const bool form = token.rfind("sxm", 0) == 0 || token == "pcie";
+      if (!form && token.find_first_of("0123456789") != std::string::npos && name.find(token) == std::string::npos)
+        all = false;
+    }
+    const bool row_pcie = row.find("pcie") != std::string::npos;
+    const double memory = static_cast<double>(f.context.device_memory_bytes.value_or(0));
+    const bool memory_matches =
+        memory <= 0.0 || std::abs(memory - static_cast<double>(d.visible_memory_bytes())) < 0.05 * memory;
+    if (all && row_pcie == pcie && memory_matches) found.push_back(d);
+  }
+  if (found.size() == 1) return found.front();
+  throw InputError(fmt::format("--from {}: the profile's device '{}' is {} of the catalogue's cards; name it with "
+                               "--from-device ID (`trainbench devices`)",
+                               o.from, f.context.device_name, found.empty() ? "none" : "more than one"));
+}
+
+// The profile of `c` in a results file from `explain` on a GPU. One line for a CPU profile, for a file
+// without the layers, and for a model, batch or precision other than the request's.
+predict::Profile read_profile(const ResultsFile& f, const Case& c, const std::string& path) {
+  if (f.benchmarks.size() != 1 || !f.explain)
+    throw InputError("--from " + path + ": not an `explain` results file (one step and its layers)");
+  const Record& step = f.benchmarks.front();
+  if (!is_gpu_device_text(step.device))
+    throw InputError("--from " + path + ": a profile measured on " + step.device +
+                     " says nothing about a GPU's kernels; without --from, predict uses the spec-sheet path, "
+                     "which needs no profile");
+  if (!step.ok()) throw InputError("--from " + path + ": its step did not train (" + to_string(step.status) + ")");
+  const auto differ = [&](const char* what, const std::string& has, const std::string& asked) {
+    if (has != asked)
+      throw InputError(fmt::format("--from {}: its {} is {}, the request's is {}", path, what, has, asked));
+  };
+  differ("model", step.model, c.model);
+  differ("batch", std::to_string(step.batch_size), std::to_string(c.batch));
+  differ("precision", step.precision, c.precision.str());
+  differ("optimizer", step.optimizer, c.optimizer);
+  differ("layout", step.layout, to_string(c.layout));
+  if (step.params != c.params) differ("parameters", fmt::format("{}", step.name), c.descriptor());
+  predict::Profile p;
+  p.step_s = f.explain->step_time_s;
+  p.other_s = f.explain->other_time_s;
+  for (const auto& l : f.explain->layers) {
+    if (l.status != Status::ok) continue;
+    predict::ProfileLayer pl;
+    pl.descriptor = l.op;
+    pl.count = l.count;
+    pl.phase_s[0] = l.fwd_s;
+    pl.phase_s[1] = l.input_grad ? l.bwd_data_s : 0.0;
+    pl.phase_s[2] = l.bwd_weights_s;
+    p.layers.push_back(pl);
+  }
+  return p;
+}
+
+Record predicted_record(const Case& c, const predict::StepCensus& census, const predict::DeviceSpec& d,
+                        const predict::StepForecast& f, const predict::Request& r, const predict::Constants& k,
+                        const std::string& from, const std::string& source_device) {
+  Case on_gpu = c;
+  on_gpu.device = DeviceSpec{"cuda", -1};
+  Record rec;
+  rec.name = on_gpu.descriptor();
+  rec.model = c.model;
+  rec.params = c.params;
+  rec.batch_size = c.batch;
+  rec.device = "cuda";
+  rec.precision = c.precision.str();
+  rec.layout = to_string(c.layout);
+  rec.optimizer = c.optimizer;
+  rec.status = Status::predicted;
+  rec.unit = census.unit;
+  rec.throughput = static_cast<double>(c.batch) / f.step_s;
+  rec.tokens_per_s = rec.throughput * static_cast<double>(census.tokens_per_sample);
+  rec.step_time_s.median = rec.step_time_s.mean = rec.step_time_s.min = rec.step_time_s.max = f.step_s;
+  rec.step_time_s.median_noise = std::numeric_limits<double>::quiet_NaN();
+  rec.step_time_s.lag1_autocorrelation = std::numeric_limits<double>::quiet_NaN();
+  rec.flops_per_step = census.model_flops_per_sample * static_cast<double>(c.batch);
+  rec.achieved_gflops = rec.flops_per_step / f.step_s / 1e9;
+  rec.parameters = census.parameters;
+  rec.tf32 = r.tf32 ? "on" : "off";
+  rec.peak_memory_bytes = f.memory.bytes;
+  PredictionInfo p;
+  p.method = from.empty() ? "spec-sheet" : "profile";
+  p.device_id = d.id;
+  p.device_name = d.name;
+  p.catalogue_source = d.source;
+  p.source_device = source_device;
+  p.source_file = from;
+  p.constants = k.version;
+  p.step_time_low_s = f.low_s;
+  p.step_time_high_s = f.high_s;
+  p.throughput_low = static_cast<double>(c.batch) / f.high_s;
+  p.throughput_high = f.low_s > 0.0 ? static_cast<double>(c.batch) / f.low_s : rec.throughput;
+  p.compute_share = std::min(1.0, f.compute_s / f.step_s);
+  p.memory_share = std::min(1.0, f.memory_s / f.step_s);
+  p.launch_share = std::min(1.0, f.launch_s / f.step_s);
+  for (const auto& [label, share] : f.slowest) p.slowest_layers.push_back({label, std::min(1.0, share)});
+  p.memory_bytes = f.memory.bytes;
+  p.fits = f.memory.fits;
+  p.largest_batch = f.memory.largest_batch;
+  p.largest_batch_low = f.memory.largest_batch_low;
+  p.largest_batch_high = f.memory.largest_batch_high;
+  std::vector<std::string> notes;
+  if (!f.peak.note.empty()) notes.push_back(f.peak.note);
+  notes.push_back(fmt::format("products at the {} peak, {:g} TFLOP/s", f.peak.figure, f.peak.tflops));
+  p.notes = fmt::format("{}", fmt::join(notes, "; "));
+  rec.prediction = p;
+  return rec;
+}
+
+std::string percent(double x) { return fmt::format("{:.0f}%", 100.0 * x); }
+
+std::string predictions_table(const std::vector<Record>& records) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : records) {
+    const auto& p = *r.prediction;
+    rows.push_back({p.device_id, fmt::format("{}:b{}:{}", r.model, r.batch_size, r.precision),
+                    fmt::format("{:.4g}", r.throughput),
+                    fmt::format("{:.4g}-{:.4g}", p.throughput_low, p.throughput_high),
+                    fmt::format("{:.2f}", r.step_time_s.median * 1e3),
+                    fmt::format("{}/{}/{}", percent(p.compute_share), percent(p.memory_share), percent(p.launch_share)),
+                    format_bytes(p.memory_bytes), p.fits && *p.fits ? "yes" : "no", std::to_string(p.largest_batch),
+                    p.slowest_layers.empty() ? "" : p.slowest_layers.front().label});
+  }
+  return fitted_table({{"card"},
+                       {"case"},
+                       {records.empty() ? "samples/s" : records.front().unit, 0, true},
+                       {"interval", 0, true},
+                       {"step ms", 0, true},
+                       {"compute/memory/launch", 0, true},
+                       {"memory", 0, true},
+                       {"fits"},
+                       {"largest batch", 0, true},
+                       {"slowest layer"}},
+                      rows);
+}
+
+int cmd_predict(const PredictFlags& o) {
+  const predict::Constants constants =
+      o.constants.empty() ? predict::fitted_constants() : [&] {
+        try {
+          return predict::constants_from_json(nlohmann::json::parse(read_json_text(o.constants, "--constants")));
+        } catch (const InputError&) {
+          throw;
+        } catch (const std::exception& e) {
+          throw InputError(fmt::format("--constants {}: {}", o.constants, first_line(e.what())));
+        }
+      }();
+  if (o.format != "table" && o.format != "json") throw InputError("--format: unknown format '" + o.format + "' (table or json)");
+  if (o.tf32 != "on" && o.tf32 != "off") throw InputError("--tf32: '" + o.tf32 + "' (on or off)");
+  if (!o.from_device.empty() && o.from.empty()) throw InputError("--from-device names the card of a --from profile");
+  const auto catalogue = predict::load_catalogue(o.catalogue);
+  const auto targets = predict::select_devices(catalogue, split_list(o.on, "--on"));
+  const int64_t context = o.gpu_context.empty() ? kGpuContextBytes : parse_size(o.gpu_context, "--gpu-context");
+
+  Sweep sweep;
+  sweep.params = params_product(parse_sets(o.sets));
+  sweep.models = sweep_models(o.model, o.script, sweep.params);
+  if (sweep.models.size() != 1 || sweep.params.size() != 1)
+    throw InputError("predict takes one model and one value per --set key");
+  sweep.batches = parse_int_list(o.batches, "--batch");
+  sweep.precisions = split_list(o.precisions, "--precision");
+  sweep.layouts = {o.layout};
+  sweep.optimizers = {o.optimizer};
+  sweep.devices = {"cpu"};  // validated as a CPU case; predicted for the cards
+  const std::vector<Case> plan = make_plan(sweep);
+
+  std::vector<std::string> inputs = case_input_files(plan);
+  for (const std::string* in : {&o.from, &o.census, &o.catalogue, &o.constants})
+    if (!in->empty()) inputs.push_back(*in);
+  Journal output_lock;
+  if (!o.output.empty()) {
+    check_output(o.output, "-o", inputs, default_store_or_none());
+    (void)lock_output(o.output, "predict", output_lock);
+  }
+  if (!o.census_out.empty()) check_output(o.census_out, "--census-out", inputs, default_store_or_none());
+
+  std::optional<ResultsFile> profile_file;
+  predict::DeviceSpec source;
+  if (!o.from.empty()) {
+    try {
+      profile_file = read_results(o.from);
+    } catch (const std::exception& e) {
+      throw InputError("--from " + first_line(e.what()));
+    }
+    (void)read_profile(*profile_file, plan.front(), o.from);  // a CPU profile is refused before any census
+    source = profile_card(catalogue, *profile_file, o);
+  }
+
+  const predict::StepCensus census = census_for(o, plan.front());
+  if (!o.census_out.empty()) {
+    write_text_atomic(o.census_out, predict::to_json(census).dump(1) + "\n");
+    std::cerr << "census: " << o.census_out << "\n";
+  }
+
+  ResultsFile out;
+  out.context = collect_context(0, "cpu");
+  for (const Case& c : plan) {
+    predict::Request r;
+    r.batch = c.batch;
+    r.precision = c.precision.str();
+    r.tf32 = o.tf32 == "on";
+    const auto attention = c.params.find("attention");
+    r.fused_attention = attention == c.params.end() || attention->second != "math";
+    r.context_bytes = context;
+    std::optional<predict::Profile> profile;
+    if (profile_file) profile = read_profile(*profile_file, c, o.from);
+    for (const auto& d : targets) {
+      const predict::StepForecast f = profile ? predict::carry(census, *profile, source, d, r, constants)
+                                              : predict::forecast(census, d, r, constants);
+      out.benchmarks.push_back(predicted_record(c, census, d, f, r, constants, o.from, profile ? source.id : ""));
+    }
+  }
+  if (!o.output.empty()) write_results_atomic(o.output, out);
+  if (o.format == "json") {
+    std::cout << results_to_string(out);
+  } else {
+    std::cout << predictions_table(out.benchmarks);
+    std::cout << fmt::format(
+        "Predicted, not measured ({}; constants {}): the interval is ±{:.0f}%; memory is the step's tensors in the "
+        "precision's types x {:g} (the caching allocator) + {} of context; docs/prediction.md says what each "
+        "path assumes.\n",
+        o.from.empty() ? "from each card's spec sheet" : "carried from the profile measured on " + source.id,
+        constants.version, 100.0 * (o.from.empty() ? constants.interval : constants.profile_interval),
+        kGpuReservedPerTensorByte, format_bytes(context));
+  }
+  if (!o.output.empty()) std::cerr << "predictions: " << o.output << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_predict(CLI::App& app) {
+  auto o = std::make_shared<PredictFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "predict", "How fast a model trains, and whether it fits, on GPUs you do not have (docs/prediction.md)");
+  sub->add_option("--model,-m", o->model, "The model (see `trainbench list`)")->required();
+  sub->add_option("--batch,-b", o->batches, "Batch sizes, comma-separated")->required();
+  sub->add_option("--set", o->sets, "Workload parameter key=value; repeatable");
+  o->script.add_to(*sub);
+  sub->add_option("--precision", o->precisions, "fp32, bf16, fp16, bf16-pure, fp16-pure; comma-separated");
+  sub->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw");
+  sub->add_option("--layout", o->layout, "nchw or nhwc");
+  sub->add_option("--on", o->on, "Catalogue ids, comma-separated, or all (`trainbench devices`)")->required();
+  sub->add_option("--from", o->from,
+                  "A results file from `explain` on a GPU: carry its measured layers to each card (default: from "
+                  "the spec sheets alone)");
+  sub->add_option("--from-device", o->from_device, "The catalogue id of the card --from was measured on "
+                                                   "(default: from its device name and memory)");
+  sub->add_option("--tf32", o->tf32, "fp32 products on TF32 tensor cores: on or off (default off, as run)");
+  sub->add_option("--gpu-context", o->gpu_context,
+                  "Memory outside LibTorch's allocator on each card (default 693M, measured on an H100 with CUDA 13.0)");
+  sub->add_option("--catalogue", o->catalogue, "Another catalogue file, in the built-in one's columns");
+  sub->add_option("--census", o->census, "A census written by --census-out (skips taking one)");
+  sub->add_option("--census-out", o->census_out, "Also write the step's census to this file");
+  sub->add_option("--constants", o->constants, "The method's constants from a file (bench/fit_predict.py)");
+  sub->add_option("--format,-f", o->format, "table or json");
+  sub->add_option("--output,-o", o->output, "Also write the predictions as a results file");
+  return {sub, [o] { return cmd_predict(*o); }};
+}
+
+}  // namespace trainbench::cli
