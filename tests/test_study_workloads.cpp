@@ -186,6 +186,12 @@ TEST(StudyBert, DefaultParameterCountsAreBertBase) {
   models::BertMaskedLM masked_lm;
   EXPECT_EQ(masked_lm->parameter_count(), 109'514'298);
   EXPECT_FALSE(masked_lm->bert->pooler) << "BertForMaskedLM builds BertModel without a pooler";
+  // BertForQuestionAnswering: BertModel without its pooler (109,482,240 - 768^2 - 768) and Linear(768, 2):
+  // 108,891,648 + 1,538 = 108,893,186, Hugging Face's count for bert-base-uncased's SQuAD model.
+  models::BertForQuestionAnswering qa;
+  EXPECT_EQ(qa->parameter_count(), base.embeddings() + 12 * base.layer() + 768 * 2 + 2);
+  EXPECT_EQ(qa->parameter_count(), 108'893'186);
+  EXPECT_FALSE(qa->bert->pooler);
 }
 
 // Forward FLOPs per sequence (T tokens, width H, F = 4H, vocab V, L layers), 2 per multiply-add:
@@ -200,7 +206,7 @@ TEST(StudyBert, TinyFlopsAndParametersByFormula) {
   const double pretraining_forward = mlm_forward + batch * (2.0 * h * h + 2.0 * h * 2);
   const BertShape shape{vocab, max_pos, h, layers};
 
-  for (const char* head : {"pretraining", "mlm"}) {
+  for (const char* head : {"pretraining", "mlm", "qa"}) {
     SCOPED_TRACE(head);
     const bool pretraining = std::string(head) == "pretraining";
     auto o = options_for("bert",
@@ -268,7 +274,7 @@ TEST(StudyBert, EveryLinearLayerIsOneFusedProductAsInPython) {
 }
 
 TEST(StudyBert, TinyTrainsWithFallingLoss) {
-  for (const char* head : {"pretraining", "mlm"}) {
+  for (const char* head : {"pretraining", "mlm", "qa"}) {
     SCOPED_TRACE(head);
     torch::manual_seed(0);
     auto o = options_for(

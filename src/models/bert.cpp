@@ -125,6 +125,18 @@ torch::Tensor BertMaskedLMImpl::forward(const torch::Tensor& input_ids, const to
 int64_t BertMaskedLMImpl::parameter_count() const { return unique_parameter_count(*this); }
 int64_t BertMaskedLMImpl::encoder_parameter_count() const { return unique_parameter_count(*bert); }
 
+BertForQuestionAnsweringImpl::BertForQuestionAnsweringImpl(const BertOptions& o) {
+  bert = register_module("bert", BertModel(o, /*add_pooling_layer=*/false));
+  qa_outputs = register_module("qa_outputs", torch::nn::Linear(o.hidden(), 2));
+  init_bert_weights(*this);
+}
+
+torch::Tensor BertForQuestionAnsweringImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
+  return qa_outputs->forward(bert->forward(input_ids, token_type_ids).first);
+}
+
+int64_t BertForQuestionAnsweringImpl::parameter_count() const { return unique_parameter_count(*this); }
+
 int64_t unique_parameter_count(const torch::nn::Module& module) {
   std::unordered_set<const void*> seen;
   int64_t n = 0;

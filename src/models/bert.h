@@ -128,6 +128,19 @@ struct BertMaskedLMImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertMaskedLM);
 
+// Hugging Face's BertForQuestionAnswering (SQuAD fine-tuning): BertModel without a pooler and a
+// Linear(H, 2) giving each position a start and an end logit.
+struct BertForQuestionAnsweringImpl : torch::nn::Module {
+  explicit BertForQuestionAnsweringImpl(const BertOptions& o = {});
+  // [N, T] ids and segment ids -> [N, T, 2] start and end logits.
+  torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids);
+  int64_t parameter_count() const;
+
+  BertModel bert{nullptr};
+  torch::nn::Linear qa_outputs{nullptr};
+};
+TORCH_MODULE(BertForQuestionAnswering);
+
 // Elements of the distinct parameter tensors of `module` (a tensor registered twice counts once).
 int64_t unique_parameter_count(const torch::nn::Module& module);
 

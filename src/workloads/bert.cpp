@@ -50,10 +50,18 @@ class BertWorkload final : public detail::LossWorkload {
                              .attention(models::attention_kernel_from(param_str(o.params, "attention")));
     models::select_sdpa_backends(options.attention());
     const int64_t seq = param_int(o.params, "seq");
-    pretraining_ = param_str(o.params, "head") == "pretraining";
+    const std::string head = param_str(o.params, "head");
+    pretraining_ = head == "pretraining";
+    qa_ = head == "qa";
     torch::nn::Module* module = nullptr;
     int64_t parameters = 0;
-    if (pretraining_) {
+    if (qa_) {
+      if (!o.synthetic_data())
+        throw std::invalid_argument("bert: head qa trains on synthetic answer spans; --data gives a token file no spans");
+      qa_model_ = models::BertForQuestionAnswering(options);
+      module = qa_model_.get();
+      parameters = qa_model_->parameter_count();
+    } else if (pretraining_) {
       pretraining_model_ = models::BertForPreTraining(options);
       module = pretraining_model_.get();
       parameters = pretraining_model_->parameter_count();
@@ -65,7 +73,12 @@ class BertWorkload final : public detail::LossWorkload {
     module->to(dev);
     const auto ids = torch::TensorOptions().dtype(torch::kLong).device(dev);
     seed_batch();
-    if (o.synthetic_data()) {
+    if (qa_) {
+      // An answer span per sequence: a start position and an end at or after it.
+      tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
+      starts_ = torch::randint(0, seq, {o.batch}, ids);
+      ends_ = torch::minimum(starts_ + torch::randint(0, 30, {o.batch}, ids), torch::full({o.batch}, seq - 1, ids));
+    } else if (o.synthetic_data()) {
       tokens_ = torch::randint(0, options.vocab(), {o.batch, seq}, ids);
       labels_ = masked_lm_labels(o.batch, seq, options.vocab(), ids);
     } else {
@@ -97,6 +110,7 @@ class BertWorkload final : public detail::LossWorkload {
   }
   // The MLM logits; the next-sentence logits (pretraining) wait in nsp_logits_ for loss().
   torch::Tensor run(const torch::Tensor& tokens, const torch::Tensor& segments) {
+    if (qa_) return qa_model_->forward(tokens, segments);
     if (!pretraining_) return mlm_model_->forward(tokens, segments);
     auto [mlm, nsp] = pretraining_model_->forward(tokens, segments);
     nsp_logits_ = nsp;
@@ -105,6 +119,11 @@ class BertWorkload final : public detail::LossWorkload {
   torch::Tensor forward() override { return run(tokens_, segments_); }
   torch::Tensor loss(const torch::Tensor& logits) override {
     namespace F = torch::nn::functional;
+    if (qa_) {
+      // SQuAD's loss: the mean of the start's and the end's cross-entropy over the positions.
+      const auto start = logits.select(-1, 0), end = logits.select(-1, 1);
+      return (F::cross_entropy(start, starts_) + F::cross_entropy(end, ends_)) / 2;
+    }
     const auto ce = F::CrossEntropyFuncOptions().ignore_index(kIgnoreIndex);
     auto l = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), labels_, ce);
     if (pretraining_) {
@@ -116,7 +135,10 @@ class BertWorkload final : public detail::LossWorkload {
   }
 
   bool pretraining_ = true;
+  bool qa_ = false;
   models::BertForPreTraining pretraining_model_{nullptr};
+  models::BertForQuestionAnswering qa_model_{nullptr};
+  torch::Tensor starts_, ends_;
   models::BertMaskedLM mlm_model_{nullptr};
   torch::Tensor tokens_, segments_, labels_, next_sentence_, nsp_logits_;
 };
@@ -142,8 +164,9 @@ WorkloadInfo bert_workload_info() {
       {"max_pos", "512", "position-embedding length, 1 to 100000 (at least seq)", int_in_range(1, 100'000)},
       {"seq", "200", "tokens per sequence, 1 to 100000 (at most max_pos)", int_in_range(1, 100'000)},
       {"head", "pretraining",
-       "pretraining (BertForPreTraining: MLM + next-sentence, pooler) or mlm (BertForMaskedLM: MLM only, no pooler)",
-       one_of({"pretraining", "mlm"})},
+       "pretraining (BertForPreTraining: MLM + next-sentence, pooler), mlm (BertForMaskedLM: MLM only, no pooler) or "
+       "qa (BertForQuestionAnswering: SQuAD fine-tuning's start/end span loss, no pooler)",
+       one_of({"pretraining", "mlm", "qa"})},
       {"attention", models::default_attention_kernel(), models::attention_param_help(),
        [](const std::string& v) { (void)models::attention_kernel_from(v); }, /*kernel_choice=*/true},
   };
