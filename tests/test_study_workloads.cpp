@@ -204,11 +204,13 @@ TEST(StudyBert, TinyFlopsAndParametersByFormula) {
   const double per_layer = 4 * 2.0 * t * h * h + 2 * 2.0 * t * t * h + 2 * 2.0 * t * h * f;
   const double mlm_forward = batch * (layers * per_layer + 2.0 * t * h * h + 2.0 * t * h * vocab);
   const double pretraining_forward = mlm_forward + batch * (2.0 * h * h + 2.0 * h * 2);
+  // qa: the encoder and a start/end logit (2TH x 2) at every position; no MLM head.
+  const double qa_forward = batch * (layers * per_layer + 2.0 * t * h * 2);
   const BertShape shape{vocab, max_pos, h, layers};
 
   for (const char* head : {"pretraining", "mlm", "qa"}) {
     SCOPED_TRACE(head);
-    const bool pretraining = std::string(head) == "pretraining";
+    const bool pretraining = std::string(head) == "pretraining", qa = std::string(head) == "qa";
     auto o = options_for("bert",
                          {{"layers", std::to_string(layers)},
                           {"hidden", std::to_string(h)},
@@ -219,8 +221,10 @@ TEST(StudyBert, TinyFlopsAndParametersByFormula) {
                           {"head", head}},
                          batch);
     auto w = make_workload(o);
-    EXPECT_EQ(w->parameters(), pretraining ? shape.pretraining() : shape.masked_lm());
-    const double forward = pretraining ? pretraining_forward : mlm_forward;
+    EXPECT_EQ(w->parameters(), pretraining ? shape.pretraining()
+                               : qa        ? shape.embeddings() + layers * shape.layer() + 2 * h + 2
+                                           : shape.masked_lm());
+    const double forward = pretraining ? pretraining_forward : qa ? qa_forward : mlm_forward;
     EXPECT_DOUBLE_EQ(w->step_flops().forward, forward);
     EXPECT_DOUBLE_EQ(w->flops_per_step(), 3.0 * forward);
     EXPECT_EQ(w->unit(), "sequences/s");
