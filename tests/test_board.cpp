@@ -531,6 +531,41 @@ TEST(Board, CsvHasALinePerMeasuredCellAndJsonTheWholeBoard) {
   EXPECT_EQ(j["baseline"], "bench-a/cpu");
 }
 
+// Predicted columns stand beside the measured ones, marked, and change none of them: the cells, the
+// speed-ups and the baseline are those of the board without them.
+TEST(Board, PredictedColumnsAreMarkedAndLeaveTheMeasuredOnesAlone) {
+  const fs::path dir = temp_dir("board", "predicted");
+  const auto store = open_file(store_with_history(dir));
+  const Board plain = build_board(*store, {"cuda", 20, ""});
+  Board b = plain;
+  const auto cards = predict::select_devices(predict::builtin_catalogue(), {"t4", "h100-sxm"});
+  // A stand-in for the method: 100 x the batch on the first card, 1000 x on the second; bert does not fit.
+  add_predicted_columns(b, cards, [](const BoardRow& row, const predict::DeviceSpec& card) {
+    const double x = (card.id == "t4" ? 100.0 : 1000.0) * static_cast<double>(row.batch_size);
+    return std::optional<BoardPredictedCell>(BoardPredictedCell{x, 0.8 * x, 1.2 * x, row.model != "bert", 64});
+  });
+  const auto j = nlohmann::json::parse(board_json(b));
+  const auto p = nlohmann::json::parse(board_json(plain));
+  EXPECT_TRUE(p["predicted_columns"].empty());
+  ASSERT_EQ(j["predicted_columns"].size(), 2u);
+  EXPECT_EQ(j["predicted_columns"][1]["id"], "h100-sxm");
+  EXPECT_EQ(j["columns"], p["columns"]);
+  EXPECT_EQ(j["baseline"], p["baseline"]);
+  for (size_t i = 0; i < j["rows"].size(); ++i) {
+    EXPECT_EQ(j["rows"][i]["cells"], p["rows"][i]["cells"]) << i;
+    const auto& cell = j["rows"][i]["predicted"][1];
+    EXPECT_EQ(cell["status"], "predicted");
+    EXPECT_DOUBLE_EQ(cell["throughput"].get<double>(), 1000.0 * j["rows"][i]["batch_size"].get<double>());
+  }
+  const std::string md = board_markdown(b);
+  EXPECT_NE(md.find("| h100-sxm (predicted) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 60.0 | ~200 [160, 240] | ~2000 [1600, 2400] |"), std::string::npos) << md;
+  EXPECT_NE(md.find("~400 [320, 480] \u2717"), std::string::npos) << md;  // bert b4 on t4: does not fit
+  EXPECT_NE(md.find("Predicted columns are not measurements"), std::string::npos);
+  const std::string csv = board_csv(b);
+  EXPECT_NE(csv.find(",predicted,h100-sxm,H100 SXM5 80GB,,,,,predicted,2000,"), std::string::npos) << csv;
+}
+
 // ---- trainbench board ----------------------------------------------------------------------------
 
 TEST(BoardCli, ATableFromTheStoreAndBadInputRefused) {
@@ -554,6 +589,18 @@ TEST(BoardCli, ATableFromTheStoreAndBadInputRefused) {
   EXPECT_TRUE(refused(run_trainbench("board" + store + " --format html", dir), {"-o FILE.html"}));
   EXPECT_TRUE(refused(run_trainbench("board" + store + " --format xls", dir), {"xls"}));
   EXPECT_TRUE(refused(run_trainbench("board" + store + " --last 0", dir), {"--last"}));
+  EXPECT_TRUE(refused(run_trainbench("board" + store + " --predict h100", dir),
+                      {"--predict: unknown device 'h100'", "h100-sxm"}));
+  // A predicted column from each case's census on this CPU and the card's spec sheet.
+  const auto predicted = run_trainbench("board --format json --predict t4" + store, dir);
+  ASSERT_EQ(predicted.code, 0) << predicted.err;
+  const auto pj = nlohmann::json::parse(predicted.out);
+  ASSERT_EQ(pj["predicted_columns"].size(), 1u);
+  for (const auto& row : pj["rows"]) {
+    ASSERT_EQ(row["predicted"].size(), 1u) << row.dump();
+    EXPECT_EQ(row["predicted"][0]["status"], "predicted") << row.dump();
+    EXPECT_GT(row["predicted"][0]["throughput"].get<double>(), 0.0) << row.dump();
+  }
   EXPECT_TRUE(refused(run_trainbench("board" + store + " colour=red", dir), {"colour"}));
   std::ofstream(dir / "junk.sqlite") << "not a database at all, but long enough to be read as one........";
   EXPECT_TRUE(refused(run_trainbench("board --store " + (dir / "junk.sqlite").string(), dir), {"junk.sqlite"}));

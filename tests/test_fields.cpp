@@ -30,6 +30,7 @@ TEST(FieldTables, KeysAreTheKeysDocumentedInJsonSchemaMd) {
   for (const auto& k : keys_of(dist_fields(), "dist.")) record.insert(k);
   for (const auto& k : keys_of(data_fields(), "data.")) record.insert(k);
   for (const auto& k : keys_of(memory_fields(), "memory.")) record.insert(k);
+  for (const auto& k : keys_of(prediction_field_table(), "prediction.")) record.insert(k);
   EXPECT_EQ(documented_keys("benchmarks[]"), record);
   EXPECT_EQ(documented_keys("context"), keys_of(context_fields()));
   // One entry per key.

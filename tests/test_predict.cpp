@@ -40,6 +40,8 @@ predict::Constants test_constants() {
   k.version = "test";
   k.conv_efficiency = 0.5;
   k.matmul_efficiency = 0.5;
+  k.conv_tensor_efficiency = 0.25;
+  k.matmul_tensor_efficiency = 0.25;
   k.memory_efficiency = 0.8;
   k.kernel_floor_s = 1e-6;
   k.host_per_kernel_s = 0.0;
@@ -234,6 +236,14 @@ TEST(PredictMethod, TheTwoOperatorStepOnTwoCardsAsWorkedByHand) {
   EXPECT_NEAR(fa.low_s, 0.8 * fa.step_s, 1e-12);
   EXPECT_NEAR(fa.high_s, 1.2 * fa.step_s, 1e-12);
   EXPECT_EQ(fa.slowest.front().first, "linear 1280x1280");
+
+  // Card a, bf16: its tensor cores' 100 TFLOP/s at the tensor efficiency (0.25); 2-byte activations and
+  // weights; autocast's casts (12 B a parameter) beside SGD's 12.
+  r.precision = "bf16";
+  const double product_a16 = flops / (100e12 * 0.25);
+  const auto fa16 = predict::forecast(c, card("a"), r, k);
+  EXPECT_NEAR(fa16.step_s, 3 * product_a16 + 2.5 * relu_fwd_a / 2 + 2 * sgd_a, 1e-12);
+  EXPECT_TRUE(fa16.peak.tensor);
 
   // Card b, bf16, batch 4: no bf16 figure, so fp32's 20 TFLOP/s; 400 tiles on 64 units fill 400/448 of
   // forward's and backward-data's waves (backward-weights fills the card); 2-byte activations; autocast
@@ -526,6 +536,52 @@ TEST(PredictCli, ATinyModelOnTwoCardsWritesPredictedRecords) {
   EXPECT_TRUE(test::refused(
       test::run_trainbench("predict -m resnet18 -b 4 --on t4 --census " + (dir / "census.json").string(), dir),
       {"its model is 'bert', the request's is 'resnet18'"}));
+}
+
+}  // namespace
+}  // namespace trainbench
+
+namespace trainbench {
+namespace {
+
+// Two prediction files and a measured one of the same case: compare pairs the predictions of one card
+// (their ratio marked as predicted, in no mean) and never a prediction with the measurement; the store
+// refuses a file of predictions.
+TEST(PredictCli, CompareNeverPairsAPredictionWithAMeasurementAndTheStoreKeepsNone) {
+  const auto dir = test::temp_dir("predict", "compare");
+  ResultsFile predicted;
+  predicted.benchmarks = {predicted_record()};
+  ResultsFile faster = predicted;
+  faster.benchmarks[0].throughput = 3000.0;
+  faster.benchmarks[0].step_time_s.median = 256.0 / 3000.0;
+  ResultsFile measured = predicted;
+  measured.benchmarks[0].status = Status::ok;
+  measured.benchmarks[0].prediction.reset();
+  measured.benchmarks[0].step_time_s.n = 20;
+  for (const auto& [name, f] : {std::pair<const char*, const ResultsFile*>{"p.json", &predicted},
+                                {"q.json", &faster},
+                                {"m.json", &measured}})
+    write_results_atomic((dir / name).string(), *f);
+  const auto pair = test::run_trainbench("compare " + (dir / "p.json").string() + " " + (dir / "q.json").string() +
+                                             " --format json",
+                                         dir);
+  ASSERT_EQ(pair.code, 0) << pair.err;
+  const auto j = nlohmann::json::parse(pair.out)["comparisons"][0];
+  ASSERT_EQ(j["cases"].size(), 1u) << pair.out;
+  EXPECT_EQ(j["cases"][0]["verdict"], "predicted");
+  EXPECT_NEAR(j["cases"][0]["ratio"].get<double>(), 1.2, 1e-9);
+  EXPECT_TRUE(j["geomean"].empty()) << "a ratio of predictions is in no mean: " << j["geomean"].dump();
+  const auto mixed = test::run_trainbench("compare " + (dir / "m.json").string() + " " + (dir / "p.json").string() +
+                                              " --format json",
+                                          dir);
+  ASSERT_EQ(mixed.code, 0) << mixed.err;
+  const auto k = nlohmann::json::parse(mixed.out)["comparisons"][0];
+  EXPECT_TRUE(k["cases"].empty()) << mixed.out;
+  EXPECT_EQ(k["only_in_base"].size(), 1u);
+  EXPECT_EQ(k["only_in_other"].size(), 1u);
+  const auto stored = test::run_trainbench(
+      "store import --store " + (dir / "s.sqlite").string() + " " + (dir / "p.json").string(), dir);
+  EXPECT_TRUE(test::refused(stored, {"holds predictions", "measurements only"})) << stored.err;
 }
 
 }  // namespace

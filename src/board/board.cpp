@@ -280,4 +280,14 @@ Board build_board(Store& store, const BoardOptions& options) {
   return b;
 }
 
+void add_predicted_columns(
+    Board& b, const std::vector<predict::DeviceSpec>& cards,
+    const std::function<std::optional<BoardPredictedCell>(const BoardRow&, const predict::DeviceSpec&)>& predict) {
+  b.predicted = cards;
+  for (auto& row : b.rows) {
+    row.predicted.clear();
+    for (const auto& card : cards) row.predicted.push_back(predict(row, card));
+  }
+}
+
 }  // namespace trainbench

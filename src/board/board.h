@@ -6,6 +6,7 @@
 // (board/history.h).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "board/history.h"
+#include "predict/catalogue.h"
 #include "report/compare.h"
 #include "store/store.h"
 
@@ -54,12 +56,20 @@ struct BoardCell {
   const BoardPoint* latest() const { return history.empty() ? nullptr : &history.back(); }
 };
 
+// A case predicted for a card (`board --predict ID`, docs/prediction.md): never a measured cell.
+struct BoardPredictedCell {
+  double throughput = 0.0, low = 0.0, high = 0.0;  // the prediction and its interval
+  bool fits = false;                               // the batch fits the card's memory
+  int64_t largest_batch = 0;
+};
+
 struct BoardRow {
   std::string key;       // compare's join key, e.g. "resnet50:b32:fp32:nchw"
   std::string workload;  // the key without the batch (the memory table's rows)
   std::string model, family, precision, layout, unit;
   int64_t batch_size = 0;
   std::vector<BoardCell> cells;  // one per column
+  std::vector<std::optional<BoardPredictedCell>> predicted;  // one per predicted card; empty: none asked
 };
 
 // The largest batch one column trained or predicted for a workload.
@@ -92,7 +102,14 @@ struct Board {
   std::vector<BoardRow> rows;
   std::vector<BoardMemoryRow> memory;  // workloads with a batch bracketed by an oom, or a prediction
   int64_t series = 0;                  // histories with at least min_before + hold ok runs (checked)
+  std::vector<predict::DeviceSpec> predicted;  // cards predicted for (`--predict`), after the measured columns
 };
+
+// Adds a predicted column per card: `predict` gives a row's prediction on a card (nullopt: none, e.g. a
+// model it cannot census). The measured columns, speed-ups and histories are left as they are.
+void add_predicted_columns(
+    Board& b, const std::vector<predict::DeviceSpec>& cards,
+    const std::function<std::optional<BoardPredictedCell>(const BoardRow&, const predict::DeviceSpec&)>& predict);
 
 // Throws InputError for a --baseline that names no column or several, a bad query or --last < 1.
 Board build_board(Store& store, const BoardOptions& options);

@@ -26,6 +26,7 @@ const char* verdict_mark(Verdict v) {
     case Verdict::slower: return " \u25BC";
     case Verdict::same: return " =";
     case Verdict::none: return "";
+    case Verdict::predicted: return " (predicted)";
   }
   return "";
 }
@@ -96,6 +97,12 @@ std::string rule_text(const Board& b) {
       b.rule.hold, b.rule.lookback, b.rule.min_before, format_significant(b.rule.k), format_significant(100 * b.rule.floor));
 }
 
+std::string predicted_text(const std::optional<BoardPredictedCell>& p) {
+  if (!p) return "";
+  return fmt::format("~{} [{}, {}]{}", format_significant(p->throughput, 3), format_significant(p->low, 3),
+                     format_significant(p->high, 3), p->fits ? "" : " \u2717");
+}
+
 std::string board_markdown(const Board& b) {
   std::string out = fmt::format("# trainbench board: {}\n\n", b.store);
   if (b.columns.empty()) return out + "No runs in the store.\n";
@@ -108,11 +115,17 @@ std::string board_markdown(const Board& b) {
   for (size_t c = 0; c < b.columns.size(); ++c) {
     cols.push_back({column_title(b.columns[c]) + (int(c) == b.baseline ? " (baseline)" : ""), 0, true});
   }
+  for (const auto& card : b.predicted) cols.push_back({card.id + " (predicted)", 0, true});
   out += markdown_header(cols);
   for (const auto& row : b.rows) {
     std::vector<std::string> cells = {row.key + (row.unit.empty() ? "" : " (" + row.unit + ")")};
     for (size_t c = 0; c < row.cells.size(); ++c) cells.push_back(cell_text(row, row.cells[c], int(c) == b.baseline));
+    for (const auto& p : row.predicted) cells.push_back(predicted_text(p));
     out += markdown_line(cells);
+  }
+  if (!b.predicted.empty()) {
+    out += "\nPredicted columns are not measurements: `trainbench predict`'s spec-sheet estimate with its interval "
+           "[low, high] (docs/prediction.md); \u2717 the batch does not fit the card.\n";
   }
   if (!b.memory.empty()) {
     out += "\n## Largest batch\n\nMeasured: the largest batch that trained, where a larger one ran out of memory. "
@@ -165,6 +178,17 @@ std::string board_csv(const Board& b) {
       for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_quote(cells[i]);
       out += "\n";
     }
+    // A predicted card: machine "predicted", status predicted, no speed-up, no history.
+    for (size_t c = 0; c < row.predicted.size(); ++c) {
+      const auto& p = row.predicted[c];
+      if (!p) continue;
+      const auto& card = b.predicted[c];
+      const std::vector<std::string> cells = {
+          row.key, row.model, std::to_string(row.batch_size), row.precision, row.layout, "predicted", card.id, card.name,
+          "", "", "", "", "predicted", format_round_trip(p->throughput), row.unit, "", "", "", "0", "0", "", "", ""};
+      for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_quote(cells[i]);
+      out += "\n";
+    }
   }
   return out;
 }
@@ -194,6 +218,10 @@ nlohmann::json board_model(const Board& b) {
                             {"latest_run", c.latest_run}, {"latest_start", c.latest_start}, {"runs", c.runs},
                             {"title", column_title(c)}});
   }
+  // Predicted cards: apart from the measured columns, each row's cell in "predicted" (docs/prediction.md).
+  j["predicted_columns"] = nlohmann::json::array();
+  for (const auto& card : b.predicted)
+    j["predicted_columns"].push_back({{"id", card.id}, {"name", card.name}, {"source", card.source}});
   j["rows"] = nlohmann::json::array();
   for (const auto& row : b.rows) {
     nlohmann::json r = {{"case", row.key},          {"workload", row.workload}, {"model", row.model},
@@ -224,6 +252,17 @@ nlohmann::json board_model(const Board& b) {
            {"text", cell_text(row, cell, int(c) == b.baseline)}, {"history", history}, {"changes", changes},
            {"pending", cell.changes.pending ? change_json(cell, *cell.changes.pending) : nlohmann::json(nullptr)},
            {"changes_text", changes_text(cell)}});
+    }
+    r["predicted"] = nlohmann::json::array();
+    for (const auto& p : row.predicted) {
+      r["predicted"].push_back(p ? nlohmann::json({{"status", "predicted"},
+                                                   {"throughput", p->throughput},
+                                                   {"throughput_low", p->low},
+                                                   {"throughput_high", p->high},
+                                                   {"fits", p->fits},
+                                                   {"largest_batch", p->largest_batch},
+                                                   {"text", predicted_text(p)}})
+                                 : nlohmann::json(nullptr));
     }
     j["rows"].push_back(r);
   }

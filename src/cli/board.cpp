@@ -8,7 +8,9 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/options.h"
+#include "cli/predict.h"
 #include "report/html_report.h"
+#include "runner/plan.h"
 
 namespace trainbench::cli {
 
@@ -17,6 +19,7 @@ namespace {
 struct BoardFlags {
   StoreFlags store;
   std::string baseline, query, format, output;
+  std::string predict;  // catalogue ids: a predicted column each
   int64_t last = 20;
 };
 
@@ -39,6 +42,9 @@ int cmd_board(const BoardFlags& o) {
   const std::string format = board_format(o);
   if (format == "html" && o.output.empty()) throw InputError("board: the HTML page needs -o FILE.html");
   if (format == "html") find_chartjs();  // ReportError now, before the store is read
+  const std::vector<predict::DeviceSpec> cards =
+      o.predict.empty() ? std::vector<predict::DeviceSpec>{}
+                        : predict::select_devices(predict::builtin_catalogue(), split_list(o.predict, "--predict"), "--predict");
   if (!o.output.empty()) check_output(o.output, "-o", {}, o.store.spec());
   const auto store = open_or_refuse(o.store.spec(), "board");
   BoardOptions bo;
@@ -50,6 +56,24 @@ int cmd_board(const BoardFlags& o) {
     b = build_board(*store, bo);
   } catch (const StoreError& e) {
     return bad_input(e.what());
+  }
+  if (!cards.empty()) {
+    // Each row's case as `predict` would take it (its descriptor is compare's key and a device).
+    std::map<std::string, predict::StepCensus> censuses;
+    add_predicted_columns(b, cards,
+                          [&](const BoardRow& row, const predict::DeviceSpec& card) -> std::optional<BoardPredictedCell> {
+                            try {
+                              Case c = parse_case(row.key + ":cpu");
+                              validate_case(c);
+                              const predict::StepForecast f = forecast_case(c, card, censuses);
+                              const double batch = static_cast<double>(c.batch);
+                              return BoardPredictedCell{batch / f.step_s, batch / f.high_s, batch / f.low_s,
+                                                        f.memory.fits, f.memory.largest_batch};
+                            } catch (const std::exception& e) {
+                              std::cerr << "board: no prediction for " << row.key << ": " << first_line(e.what()) << "\n";
+                              return std::nullopt;
+                            }
+                          });
   }
   std::string text;
   if (format == "html") text = board_html(b, read_chartjs());
@@ -79,6 +103,9 @@ Command add_board(CLI::App& app) {
   sub->add_option("query", o->query, "Which runs at all, e.g. machine=gpu-box,since=2026-11-01 (docs/store.md)");
   sub->add_option("--baseline", o->baseline, "The column speed-ups are against: a device (cpu, cuda:0), a device name or HOST/DEVICE (default: the first column)");
   sub->add_option("--last", o->last, "Each machine's and device's latest N runs (default 20)")->check(rule(kRunCount));
+  sub->add_option("--predict", o->predict,
+                  "Catalogue ids: a predicted column per card beside the measured ones (`trainbench devices`; "
+                  "docs/prediction.md)");
   sub->add_option("--format,-f", o->format, "html, md, csv or json (default: from -o's extension, else md)");
   sub->add_option("--output,-o", o->output, "The file to write (default: stdout; html needs one)");
   return {sub, [o] { return cmd_board(*o); }};

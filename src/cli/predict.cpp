@@ -7,11 +7,13 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/options.h"
+#include "cli/predict.h"
 #include "core/device.h"
 #include "core/device_text.h"
 #include "core/input_file.h"
@@ -63,6 +65,28 @@ void check_census_matches(const predict::StepCensus& c, const Case& want, const 
     if (!want.params.count(k)) differ(("parameter " + k).c_str(), v, "(default)");
 }
 
+predict::StepCensus take_census_of(const Case& c) {
+  configure_threads(0);
+  std::cerr << "taking the step's census on this CPU: " << c.model << " at batches 1 and 2, fp32\n";
+  try {
+    return take_census(c, 1, 2);
+  } catch (const std::exception&) {
+    // A batch norm refuses a single sample over a 1x1 map: take it at 2 and 3.
+    return take_census(c, 2, 3);
+  }
+}
+
+predict::Request request_for(const Case& c, bool tf32, int64_t context) {
+  predict::Request r;
+  r.batch = c.batch;
+  r.precision = c.precision.str();
+  r.tf32 = tf32;
+  const auto attention = c.params.find("attention");
+  r.fused_attention = attention == c.params.end() || attention->second != "math";
+  r.context_bytes = context;
+  return r;
+}
+
 predict::StepCensus census_for(const PredictFlags& o, const Case& c) {
   if (!o.census.empty()) {
     predict::StepCensus census;
@@ -76,21 +100,14 @@ predict::StepCensus census_for(const PredictFlags& o, const Case& c) {
     check_census_matches(census, c, o.census);
     return census;
   }
-  configure_threads(0);
-  std::cerr << "taking the step's census on this CPU: " << c.model << " at batches 1 and 2, fp32\n";
-  try {
-    return take_census(c, 1, 2);
-  } catch (const std::exception&) {
-    // A batch norm refuses a single sample over a 1x1 map: take it at 2 and 3.
-    return take_census(c, 2, 3);
-  }
+  return take_census_of(c);
 }
 
 // The catalogue row of the card a profile was measured on: --from-device, else its name and memory
 // (docs/prediction.md, "Which card a profile came from").
 predict::DeviceSpec profile_card(const std::vector<predict::DeviceSpec>& catalogue, const ResultsFile& f,
                                  const PredictFlags& o) {
-  if (!o.from_device.empty()) return predict::select_devices(catalogue, {o.from_device}).front();
+  if (!o.from_device.empty()) return predict::select_devices(catalogue, {o.from_device}, "--from-device").front();
   std::string name = f.context.device_name;
   for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   const bool pcie = name.find("pcie") != std::string::npos;
@@ -302,13 +319,7 @@ int cmd_predict(const PredictFlags& o) {
   ResultsFile out;
   out.context = collect_context(0, "cpu");
   for (const Case& c : plan) {
-    predict::Request r;
-    r.batch = c.batch;
-    r.precision = c.precision.str();
-    r.tf32 = o.tf32 == "on";
-    const auto attention = c.params.find("attention");
-    r.fused_attention = attention == c.params.end() || attention->second != "math";
-    r.context_bytes = context;
+    const predict::Request r = request_for(c, o.tf32 == "on", context);
     std::optional<predict::Profile> profile;
     if (profile_file) profile = read_profile(*profile_file, c, o.from);
     for (const auto& d : targets) {
@@ -335,6 +346,23 @@ int cmd_predict(const PredictFlags& o) {
 }
 
 }  // namespace
+
+const predict::StepCensus& census_of(const Case& c, std::map<std::string, predict::StepCensus>& cache) {
+  Case key = c;
+  key.batch = 1;
+  key.precision = Precision{};
+  key.device = DeviceSpec{};
+  key.threads = 0;
+  const std::string k = key.descriptor();
+  auto it = cache.find(k);
+  if (it == cache.end()) it = cache.emplace(k, take_census_of(c)).first;
+  return it->second;
+}
+
+predict::StepForecast forecast_case(const Case& c, const predict::DeviceSpec& card,
+                                    std::map<std::string, predict::StepCensus>& cache) {
+  return predict::forecast(census_of(c, cache), card, request_for(c, false, kGpuContextBytes), predict::fitted_constants());
+}
 
 Command add_predict(CLI::App& app) {
   auto o = std::make_shared<PredictFlags>();

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/input_file.h"
@@ -150,13 +151,14 @@ std::vector<DeviceSpec> load_catalogue(const std::string& path) {
   return parse_catalogue(text, path);
 }
 
-std::vector<DeviceSpec> select_devices(const std::vector<DeviceSpec>& catalogue, const std::vector<std::string>& ids) {
+std::vector<DeviceSpec> select_devices(const std::vector<DeviceSpec>& catalogue, const std::vector<std::string>& ids,
+                                       const std::string& flag) {
   if (ids.size() == 1 && ids.front() == "all") return catalogue;
   std::vector<DeviceSpec> out;
   std::set<std::string> seen;
   for (const auto& id : ids) {
-    if (id == "all") throw InputError("--on: 'all' stands alone, not in a list");
-    if (!seen.insert(id).second) throw InputError(fmt::format("--on: device '{}' named twice", id));
+    if (id == "all") throw InputError(flag + ": 'all' stands alone, not in a list");
+    if (!seen.insert(id).second) throw InputError(fmt::format("{}: device '{}' named twice", flag, id));
     const auto it = std::find_if(catalogue.begin(), catalogue.end(), [&](const DeviceSpec& d) { return d.id == id; });
     if (it != catalogue.end()) {
       out.push_back(*it);
@@ -171,7 +173,7 @@ std::vector<DeviceSpec> select_devices(const std::vector<DeviceSpec>& catalogue,
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> closest;
     for (size_t i = 0; i < ranked.size() && i < 3; ++i) closest.push_back(ranked[i].second);
-    throw InputError(fmt::format("--on: unknown device '{}'; closest: {}; `trainbench devices` lists them", id,
+    throw InputError(fmt::format("{}: unknown device '{}'; closest: {}; `trainbench devices` lists them", flag, id,
                                  fmt::join(closest, ", ")));
   }
   return out;

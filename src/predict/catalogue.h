@@ -57,7 +57,9 @@ std::vector<DeviceSpec> load_catalogue(const std::string& path);
 // The rows `ids` names ("all": every row), in the order given. An unknown id throws InputError with one
 // line naming the closest ids ("unknown device 'h100'; closest: h100-sxm, h100-pcie, h200; `trainbench
 // devices` lists them"). A repeated id is refused too.
-std::vector<DeviceSpec> select_devices(const std::vector<DeviceSpec>& catalogue, const std::vector<std::string>& ids);
+// `flag` names where the ids came from in that line.
+std::vector<DeviceSpec> select_devices(const std::vector<DeviceSpec>& catalogue, const std::vector<std::string>& ids,
+                                       const std::string& flag = "--on");
 
 nlohmann::json to_json(const DeviceSpec& d);
 

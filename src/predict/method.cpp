@@ -61,7 +61,7 @@ double check_fraction(const nlohmann::json& j, const char* key, bool zero_ok, do
 const Constants& fitted_constants() {
   // Fitted by bench/fit_predict.py on the fit part of bench/data/published-training.csv and the H100's
   // own measurements (docs/prediction.md, "Fitted constants").
-  static const Constants k{"2026-12-07", 0.55, 0.60, 0.70, 3e-6, 12e-6, 1.151, 0.25, 0.15};
+  static const Constants k{"2026-12-07", 0.55, 0.60, 0.40, 0.45, 0.70, 3e-6, 12e-6, 1.151, 0.25, 0.15};
   return k;
 }
 
@@ -72,6 +72,8 @@ Constants constants_from_json(const nlohmann::json& j) {
   k.version = j.at("version").get<std::string>();
   k.conv_efficiency = check_fraction(j, "conv_efficiency", false, 1.0);
   k.matmul_efficiency = check_fraction(j, "matmul_efficiency", false, 1.0);
+  k.conv_tensor_efficiency = check_fraction(j, "conv_tensor_efficiency", false, 1.0);
+  k.matmul_tensor_efficiency = check_fraction(j, "matmul_tensor_efficiency", false, 1.0);
   k.memory_efficiency = check_fraction(j, "memory_efficiency", false, 1.0);
   k.kernel_floor_s = check_fraction(j, "kernel_floor_s", true, 0.999);
   k.host_per_kernel_s = check_fraction(j, "host_per_kernel_s", true, 0.999);
@@ -85,6 +87,8 @@ nlohmann::json to_json(const Constants& k) {
   return {{"version", k.version},
           {"conv_efficiency", k.conv_efficiency},
           {"matmul_efficiency", k.matmul_efficiency},
+          {"conv_tensor_efficiency", k.conv_tensor_efficiency},
+          {"matmul_tensor_efficiency", k.matmul_tensor_efficiency},
           {"memory_efficiency", k.memory_efficiency},
           {"kernel_floor_s", k.kernel_floor_s},
           {"host_per_kernel_s", k.host_per_kernel_s},
@@ -97,17 +101,17 @@ double element_bytes(const std::string& precision) { return precision == "fp32" 
 
 PeakChoice peak_for(const DeviceSpec& d, const std::string& precision, bool tf32) {
   const auto fallback = [&](const char* what) {
-    return PeakChoice{d.fp32_tflops, "fp32",
+    return PeakChoice{d.fp32_tflops, false, "fp32",
                       fmt::format("{} has no {} tensor cores in the catalogue: predicted on its fp32 figure", d.id, what)};
   };
   if (precision == "fp32") {
-    if (!tf32) return {d.fp32_tflops, "fp32", ""};
-    if (d.tf32_tflops) return {*d.tf32_tflops, "tf32 tensor", ""};
+    if (!tf32) return {d.fp32_tflops, false, "fp32", ""};
+    if (d.tf32_tflops) return {*d.tf32_tflops, true, "tf32 tensor", ""};
     return fallback("tf32");
   }
   const bool bf16 = precision.rfind("bf16", 0) == 0;
   const auto& figure = bf16 ? d.bf16_tflops : d.fp16_tflops;
-  if (figure) return {*figure, bf16 ? "bf16 tensor" : "fp16 tensor", ""};
+  if (figure) return {*figure, true, bf16 ? "bf16 tensor" : "fp16 tensor", ""};
   return fallback(bf16 ? "bf16" : "fp16");
 }
 
@@ -142,7 +146,9 @@ std::vector<OpPhaseTime> op_times(const StepCensus& census, const std::vector<Ce
     }
     const bool attention = o.op_class == OpClass::attention;
     const bool math = attention && !r.fused_attention;
-    const double efficiency = o.op_class == OpClass::conv ? k.conv_efficiency : k.matmul_efficiency;
+    const bool conv = o.op_class == OpClass::conv;
+    const double efficiency = card.peak.tensor ? (conv ? k.conv_tensor_efficiency : k.matmul_tensor_efficiency)
+                                               : (conv ? k.conv_efficiency : k.matmul_efficiency);
     const double bytes = math ? o.math_elems * act + o.other_bytes : bytes_of(o, act, weight_product);
     // An LSTM runs as cuDNN's few kernels per layer and direction, not the CPU's per-step operators:
     // its product is a whole sequence's (fill 1).

@@ -24,8 +24,12 @@ namespace trainbench::predict {
 // fits them again). Everything else in the method comes from the shapes and the catalogue.
 struct Constants {
   std::string version;
-  double conv_efficiency = 0.0;    // of the precision's dense peak, a convolution's product
-  double matmul_efficiency = 0.0;  // of the precision's dense peak, a matrix product (linear, LSTM, attention)
+  // Of the precision's dense peak: a convolution's product and a matrix product's (linear, LSTM,
+  // attention), on the card's fp32 units and on its tensor (matrix) cores.
+  double conv_efficiency = 0.0;
+  double matmul_efficiency = 0.0;
+  double conv_tensor_efficiency = 0.0;
+  double matmul_tensor_efficiency = 0.0;
   double memory_efficiency = 0.0;  // of the memory bandwidth, a memory-bound kernel
   double kernel_floor_s = 0.0;     // the shortest a kernel takes on the card
   double host_per_kernel_s = 0.0;  // the host's time to issue one kernel (LibTorch's eager C++)
@@ -53,6 +57,7 @@ struct Request {
 // The peak a precision's products run at on a card, and what it had to assume.
 struct PeakChoice {
   double tflops = 0.0;
+  bool tensor = false;  // the figure is a tensor (matrix) core's
   std::string figure;  // "bf16 tensor", "fp32"
   std::string note;    // "" or why another figure was taken ("no fp16 tensor cores: its fp32 figure")
 };

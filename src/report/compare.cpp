@@ -21,6 +21,8 @@ const char* to_string(Verdict v) {
       return "same";
     case Verdict::none:
       return "-";
+    case Verdict::predicted:
+      return "predicted";
   }
   return "-";
 }
@@ -93,7 +95,12 @@ Verdict verdict_for(double ratio, double noise_base, double noise_other) {
 // join_key, or with `asked` (the case the record's descriptor names) its thread count and data source too.
 std::string join_key_of(const Record& r, bool detailed, const Case* asked);
 
-std::string join_key(const Record& r, bool detailed) { return join_key_of(r, detailed, nullptr); }
+// A prediction's key names its card: it never pairs with a measured record, and one file's predictions
+// for several cards stay apart.
+std::string join_key(const Record& r, bool detailed) {
+  const std::string key = join_key_of(r, detailed, nullptr);
+  return r.prediction ? key + " (predicted for " + r.prediction->device_id + ")" : key;
+}
 
 std::string case_key(const Record& r) {
   // What the record's own descriptor asked for beyond compare's key: a thread count given (":tN"; the
@@ -255,7 +262,12 @@ Comparison compare_runs(const ResultsFile& base, const ResultsFile& other, const
     cc.other = *it->second;
     cc.noise = combined_noise(relative_noise(cc.base), relative_noise(cc.other));
     cc.memory = compare_memory(cc.base, cc.other);
-    if (cc.base.ok() && cc.other.ok() && cc.base.throughput > 0.0 && cc.other.throughput > 0.0) {
+    if (cc.base.predicted() && cc.other.predicted()) {
+      // Two predictions of one card: their ratio, marked, outside every mean of measurements.
+      cc.ratio = cc.other.throughput / cc.base.throughput;
+      cc.verdict = Verdict::predicted;
+      cc.note = "predicted on both sides";
+    } else if (cc.base.ok() && cc.other.ok() && cc.base.throughput > 0.0 && cc.other.throughput > 0.0) {
       const double ratio = cc.other.throughput / cc.base.throughput;
       cc.ratio = ratio;
       cc.verdict = verdict_for(ratio, relative_noise(cc.base), relative_noise(cc.other));

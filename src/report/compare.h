@@ -13,7 +13,8 @@
 
 namespace trainbench {
 
-enum class Verdict { faster, slower, same, none };  // none: no ratio (oom or error on a side)
+// none: no ratio (oom or error on a side); predicted: a ratio of two predictions, no measured verdict.
+enum class Verdict { faster, slower, same, none, predicted };
 const char* to_string(Verdict v);
 
 // Memory bytes are exact allocator counts, not noisy samples: they compare by exact difference.

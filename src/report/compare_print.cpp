@@ -20,7 +20,12 @@ struct Cells {
   std::vector<std::vector<std::string>> rows;
 };
 
-std::string throughput_cell(const Record& r) { return r.ok() ? format_significant(r.throughput) : "-"; }
+// A throughput to show: a measured one, or a prediction's, marked.
+bool has_throughput(const Record& r) { return r.ok() || r.predicted(); }
+std::string throughput_cell(const Record& r) {
+  if (r.predicted()) return format_significant(r.throughput) + " (predicted)";
+  return r.ok() ? format_significant(r.throughput) : "-";
+}
 
 std::string percent(double x) { return "±" + format_significant(100.0 * x, 2) + "%"; }
 
@@ -102,7 +107,7 @@ std::string md_table(const Cells& t) {
 
 nlohmann::json side_json(const Record& r) {
   nlohmann::json j = {{"name", r.name}, {"device", r.device}, {"status", to_string(r.status)}};
-  j["throughput"] = r.ok() ? nlohmann::json(r.throughput) : nlohmann::json(nullptr);
+  j["throughput"] = has_throughput(r) ? nlohmann::json(r.throughput) : nlohmann::json(nullptr);
   j["noise"] = r.ok() ? nlohmann::json(relative_noise(r)) : nlohmann::json(nullptr);
   j["n"] = r.step_time_s.n;
   return j;
@@ -212,18 +217,18 @@ std::string print_comparisons_csv(const std::vector<Comparison>& cs) {
   for (const auto& c : cs) {
     for (const auto& cc : c.cases)
       row({c.base_label, c.other_label, cc.key, cc.family, cc.base.name, cc.other.name, to_string(cc.base.status),
-           to_string(cc.other.status), cc.base.ok() ? format_round_trip(cc.base.throughput) : "",
-           cc.other.ok() ? format_round_trip(cc.other.throughput) : "", cc.base.unit,
+           to_string(cc.other.status), has_throughput(cc.base) ? format_round_trip(cc.base.throughput) : "",
+           has_throughput(cc.other) ? format_round_trip(cc.other.throughput) : "", cc.base.unit,
            cc.ratio ? format_round_trip(*cc.ratio) : "", cc.ratio ? format_round_trip(cc.noise) : "",
            cc.ratio ? to_string(cc.verdict) : "", cc.note},
           cc.memory);
     const bool threads = c.keys_with_threads;
     for (const auto& r : c.only_in_base)
       row({c.base_label, c.other_label, join_key(r, threads), family_of(r.model), r.name, "", to_string(r.status), "",
-           r.ok() ? format_round_trip(r.throughput) : "", "", r.unit, "", "", "", "only in BASE"});
+           has_throughput(r) ? format_round_trip(r.throughput) : "", "", r.unit, "", "", "", "only in BASE"});
     for (const auto& r : c.only_in_other)
       row({c.base_label, c.other_label, join_key(r, threads), family_of(r.model), "", r.name, "", to_string(r.status),
-           "", r.ok() ? format_round_trip(r.throughput) : "", r.unit, "", "", "", "only in OTHER"});
+           "", has_throughput(r) ? format_round_trip(r.throughput) : "", r.unit, "", "", "", "only in OTHER"});
   }
   return out;
 }

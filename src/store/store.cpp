@@ -267,6 +267,12 @@ Store::Added Store::add(const ResultsFile& f) {
   } catch (const std::runtime_error& e) {
     throw StoreError(name() + ": not stored: its context's " + e.what());
   }
+  // The store keeps measurements: a prediction (`trainbench predict`) is never stored as one.
+  for (const auto& r : f.benchmarks) {
+    if (r.predicted())
+      throw StoreError(name() + ": not stored: it holds predictions (status predicted, " + r.name +
+                       "), and the store keeps measurements only");
+  }
   const nlohmann::json whole = to_json(f);
   const std::string hash = hash_of(whole);
   SqlConnection& db = *db_;
