@@ -98,6 +98,7 @@ struct CensusState {
   std::unordered_map<const void*, bool> wide;
   bool top_inputs_wide = false;     // the current top-level operator's float activations include an fp32 one
   double top_inputs16_elems = 0.0;  // its 16-bit float inputs' elements
+  double top_first_elems = 0.0;     // its first float input's elements (attention: q, the output's shape)
   // The current top-level operator's product, from its shape: activation and weight elements, as a GPU
   // kernel reads and writes them (the CPU's own decomposition of a product is not the card's).
   bool shaped = false;
@@ -183,17 +184,28 @@ std::unique_ptr<at::ObserverContext> census_enter(const at::RecordFunction& fn) 
   if (s->frames.empty()) {
     s->top_inputs_wide = false;
     s->top_inputs16_elems = 0.0;
+    s->top_first_elems = 0.0;
+    bool activations = false, leaves = false;
     for (const auto& v : inputs) {
       if (!v.isTensor()) continue;
       const at::Tensor& t = v.toTensor();
-      // Parameters, buffers and the input batch (leaves) do not set an operator's type: a batch norm's
-      // fp32 statistics leave a 16-bit input 16-bit.
-      if (!t.defined() || !at::isFloatingType(t.scalar_type()) || t.numel() <= 1 || t.is_leaf()) continue;
+      if (!t.defined() || !at::isFloatingType(t.scalar_type()) || t.numel() <= 1) continue;
+      if (s->top_first_elems == 0.0) s->top_first_elems = static_cast<double>(t.numel());
+      // Parameters, buffers and the input batch (leaves) do not set the type of an operator that also
+      // reads activations (a batch norm's fp32 statistics leave a 16-bit input 16-bit); one that reads
+      // only them (an embedding) has their type, fp32. An activation no observed operator made (the
+      // attention core's output: a record scope shows no outputs) is a product's, 16-bit.
+      if (t.is_leaf()) {
+        leaves = true;
+        continue;
+      }
+      activations = true;
       const auto it = s->wide.find(t.unsafeGetTensorImpl());
-      const bool wide = it == s->wide.end() || it->second;
+      const bool wide = it != s->wide.end() && it->second;
       s->top_inputs_wide = s->top_inputs_wide || wide;
       if (!wide) s->top_inputs16_elems += static_cast<double>(t.numel());
     }
+    if (!activations && leaves) s->top_inputs_wide = true;
     CensusOp o;
     o.name = f.name;
     o.label = f.name.substr(f.name.find("::") + 2);
@@ -254,7 +266,8 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
   if (top.name == "trainbench::attention") {
     top.math_elems = top.act_elems + top.weight_elems;
     top.math_kernels = top.kernels;
-    top.act_elems = f.inputs.act + out.act;  // a fused kernel reads q, k, v and writes the output
+    // A fused kernel reads q, k and v and writes the output, q's shape (a record scope has no outputs).
+    top.act_elems = f.inputs.act + s->top_first_elems;
     top.weight_elems = 0.0;
     top.kernels = 1;
   } else if (s->shaped) {
@@ -313,6 +326,7 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
     s->wide[t.unsafeGetTensorImpl()] = top.out_wide;
     if (top.kernels > 0 || product) top.out_elems += static_cast<double>(t.numel());
   }
+  if (top.op_class == OpClass::attention) top.out_elems = s->top_first_elems;
   // A view or a query at the top: nothing moved, nothing launched.
   if (top.kernels == 0 && top.op_class == OpClass::memory) s->ops.pop_back();
 }
