@@ -60,7 +60,7 @@ CensusOp linear_at(double b) {
   CensusOp o;
   o.name = "aten::linear";
   o.label = "linear 1280x1280";
-  o.descriptor = "linear:m1280n1280k1280";
+  o.descriptor = "linear:m" + std::to_string(static_cast<int64_t>(kN * b)) + "n1280k1280";
   o.op_class = OpClass::matmul;
   o.flops_fwd = o.flops_bwd_data = o.flops_bwd_weights = 2.0 * kN * kN * kN * b;
   o.act_elems = 2.0 * kN * kN * b;
@@ -337,7 +337,7 @@ TEST(PredictMethod, AProfileCarriesEachLayerByTheMethodsRatioForIt) {
   r.batch = 4;
   // Measured on a: the linear layer's three phases at 4, 5 and 6 ms a call, and 1 ms of the rest.
   predict::Profile p;
-  p.layers.push_back({"linear:m1280n1280k1280", 1, {4e-3, 5e-3, 6e-3}});
+  p.layers.push_back({"linear:m5120n1280k1280", 1, {4e-3, 5e-3, 6e-3}});  // the layer at batch 4
   p.other_s = 1e-3;
   p.step_s = 16e-3;
   // On b at fp32: the product's phases take (1/fill, 1/fill, 1) x 2*1280^3*4 / (20e12 x 0.5) against a's
@@ -357,6 +357,7 @@ TEST(PredictMethod, TheCensusReadsOffItsLineAndRoundTrips) {
   const auto at4 = c.ops_at(4);
   EXPECT_DOUBLE_EQ(at4[0].flops_fwd, 2.0 * kN * kN * kN * 4);
   EXPECT_DOUBLE_EQ(at4[0].weight_elems, kN * kN);
+  EXPECT_EQ(at4[0].descriptor, "linear:m5120n1280k1280");  // the rows read off the line too
   EXPECT_DOUBLE_EQ(at4[1].bwd_elems, 1.5 * 2.0 * kN * kN * 4);
   EXPECT_DOUBLE_EQ(c.activation_bytes_per_sample(), 1e8);
   EXPECT_DOUBLE_EQ(c.forward_base_bytes(), 0.5e9);
@@ -582,6 +583,81 @@ TEST(PredictCli, CompareNeverPairsAPredictionWithAMeasurementAndTheStoreKeepsNon
   const auto stored = test::run_trainbench(
       "store import --store " + (dir / "s.sqlite").string() + " " + (dir / "p.json").string(), dir);
   EXPECT_TRUE(test::refused(stored, {"holds predictions", "measurements only"})) << stored.err;
+}
+
+}  // namespace
+}  // namespace trainbench
+
+namespace trainbench {
+namespace {
+
+// A layer profile from a GPU (as `explain` writes it): its card found from the device's name and memory,
+// and carried to that same card it is the measured step itself; to another card, a profile prediction.
+TEST(PredictCli, AProfileIsCarriedFromTheCardItWasMeasuredOn) {
+  const auto dir = test::temp_dir("predict", "profile");
+  const std::string census = (dir / "c.json").string();
+  ASSERT_EQ(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --census-out " + census, dir).code, 0);
+  const auto c = predict::census_from_json(nlohmann::json::parse(test::slurp(census)));
+  ResultsFile f;
+  f.context.device_name = "NVIDIA H100 80GB HBM3";
+  f.context.device_memory_bytes = 85017493504;
+  Record step;
+  step.name = "resnet18:b8:fp32:nchw:cuda";
+  step.model = "resnet18";
+  step.batch_size = 8;
+  step.device = "cuda";
+  step.precision = "fp32";
+  step.layout = "nchw";
+  step.optimizer = "sgd";
+  step.status = Status::ok;
+  step.step_time_s.median = 0.010;
+  step.throughput = 800;
+  f.benchmarks = {step};
+  Explanation e;
+  e.case_name = step.name;
+  e.step_time_s = 0.010;
+  // Every product of the census at batch 8 as a layer of 0.1 ms a phase; the rest of the step is other.
+  std::set<std::string> seen;
+  for (const auto& o : c.ops_at(8)) {
+    if (o.descriptor.empty() || o.op_class == predict::OpClass::memory || !seen.insert(o.descriptor).second) continue;
+    ExplainLayer l;
+    l.op = o.descriptor;
+    l.label = o.label;
+    l.count = 1;
+    l.status = Status::ok;
+    l.input_grad = o.flops_bwd_data > 0.0;
+    l.fwd_s = l.bwd_weights_s = 1e-4;
+    l.bwd_data_s = l.input_grad ? 1e-4 : 0.0;  // a model's first layer has no backward to its input
+    e.layers.push_back(l);
+    e.layers_time_s += l.fwd_s + l.bwd_data_s + l.bwd_weights_s;
+  }
+  ASSERT_GT(e.layers.size(), 5u);
+  e.other_time_s = e.step_time_s - e.layers_time_s;
+  f.explain = e;
+  write_results_atomic((dir / "gpu.json").string(), f);
+  const auto r = test::run_trainbench("predict -m resnet18 -b 8 --on h100-sxm,t4 --format json --census " + census +
+                                          " --from " + (dir / "gpu.json").string(),
+                                      dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const ResultsFile out = results_from_string(r.out, "stdout");
+  ASSERT_EQ(out.benchmarks.size(), 2u);
+  const auto& same = out.benchmarks[0];
+  EXPECT_EQ(same.prediction->method, "profile");
+  EXPECT_EQ(same.prediction->source_device, "h100-sxm");
+  EXPECT_NEAR(same.step_time_s.median, 0.010, 1e-9);
+  EXPECT_NEAR(same.throughput, 800.0, 1e-6);
+  EXPECT_GT(out.benchmarks[1].step_time_s.median, 0.010) << "a T4 is slower than the H100 it was measured on";
+  // A name no row matches: --from-device names the card.
+  f.context.device_name = "NVIDIA Mystery GPU";
+  write_results_atomic((dir / "gpu2.json").string(), f);
+  EXPECT_TRUE(test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --census " + census + " --from " +
+                                                     (dir / "gpu2.json").string(),
+                                                 dir),
+                            {"--from-device"}));
+  const auto named = test::run_trainbench("predict -m resnet18 -b 8 --on t4 --census " + census + " --from " +
+                                              (dir / "gpu2.json").string() + " --from-device h100-sxm",
+                                          dir);
+  EXPECT_EQ(named.code, 0) << named.err;
 }
 
 }  // namespace

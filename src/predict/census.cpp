@@ -1,5 +1,6 @@
 #include "predict/census.h"
 
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -20,6 +21,39 @@ constexpr ClassName kClassNames[] = {{OpClass::conv, "conv"},
                                      {OpClass::memory, "memory"}};
 
 double lerp(double a, double b, double t) { return a + (b - a) * t; }
+
+// An op descriptor ("conv:mb2ic64ih56oc64kh3ph1") at another batch: each number that differs between
+// the descriptors at the census's two batches read off their line (the batch, or rows that grow with
+// it); the rest as they are. "" when the two do not have the same fields.
+std::string descriptor_at(const std::string& a, const std::string& b, double t) {
+  if (a == b) return a;
+  const auto split = [](const std::string& d) {
+    std::vector<std::pair<std::string, std::string>> parts;  // text, then the number after it
+    size_t i = 0;
+    while (i < d.size()) {
+      size_t j = i;
+      while (j < d.size() && !std::isdigit(static_cast<unsigned char>(d[j]))) ++j;
+      size_t k = j;
+      while (k < d.size() && std::isdigit(static_cast<unsigned char>(d[k]))) ++k;
+      parts.emplace_back(d.substr(i, j - i), d.substr(j, k - j));
+      i = k;
+    }
+    return parts;
+  };
+  const auto pa = split(a), pb = split(b);
+  if (pa.size() != pb.size()) return "";
+  std::string out;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    if (pa[i].first != pb[i].first) return "";
+    out += pa[i].first;
+    if (pa[i].second == pb[i].second || pa[i].second.empty() || pb[i].second.empty()) {
+      out += pa[i].second;
+    } else {
+      out += std::to_string(std::llround(lerp(std::stod(pa[i].second), std::stod(pb[i].second), t)));
+    }
+  }
+  return out;
+}
 
 // The counts of an operator, in one place for JSON both ways and the checks.
 struct NumberField {
@@ -114,6 +148,7 @@ std::vector<CensusOp> StepCensus::ops_at(int64_t batch) const {
       out[i].*f.member = std::max(0.0, lerp(ops1[i].*f.member, ops2[i].*f.member, t));
     }
     out[i].gemm_batch = std::max(1.0, out[i].gemm_batch);
+    out[i].descriptor = descriptor_at(ops1[i].descriptor, ops2[i].descriptor, t);
   }
   return out;
 }
