@@ -102,6 +102,34 @@ TEST(Report, OneRunHasThroughputBarsWithOomAndNoiseMarks) {
   EXPECT_TRUE(report_model(fixture_runs())["throughput"].is_null());
 }
 
+// A file of predictions (`trainbench predict -o`): a bar per card, each its own category, marked as
+// predicted; nothing of it enters a measured chart.
+TEST(Report, PredictionsAreBarsOfTheirOwnMarkedAsPredicted) {
+  ResultsFile f = read_results(kCpu);
+  Record r = f.benchmarks.at(0);
+  r.device = "cuda";
+  r.status = Status::predicted;
+  r.throughput = 500.0;
+  PredictionInfo p;
+  p.method = "spec-sheet";
+  p.device_id = "t4";
+  r.prediction = p;
+  Record h = r;
+  h.throughput = 2000.0;
+  h.prediction->device_id = "h100-sxm";
+  f.benchmarks = {r, h};
+  const auto m = report_model({{"predicted.json", f}});
+  ASSERT_TRUE(m["throughput"].is_array());
+  const auto& chart = m["throughput"].at(0);
+  const auto labels = chart["labels"].get<std::vector<std::string>>();
+  ASSERT_EQ(labels.size(), 2u);
+  EXPECT_NE(labels[0].find("on t4 (predicted)"), std::string::npos) << labels[0];
+  EXPECT_NE(labels[1].find("on h100-sxm (predicted)"), std::string::npos) << labels[1];
+  EXPECT_DOUBLE_EQ(chart["series"][0]["data"][1].get<double>(), 2000.0);
+  EXPECT_EQ(chart["series"][0]["marks"][0], "predicted");
+  EXPECT_TRUE(m["sweeps"].empty());
+}
+
 TEST(Report, DataParallelRunsHaveAThroughputAgainstWorldSizeChart) {
   EXPECT_TRUE(report_model(fixture_runs())["scaling"].is_null());  // no record ran on more than one rank
   const ResultsFile f = read_results(kDist);

@@ -307,6 +307,8 @@ json throughput_model(const std::vector<ReportRun>& runs) {
       if (r.forward_only) c += " fwd";
       if (r.threads > 0) c += " t" + std::to_string(r.threads);
       if (r.device != "cpu") c += " " + r.device;
+      // A prediction is a category of its own per card, never a bar beside a measurement of its case.
+      if (r.prediction) c += " on " + r.prediction->device_id + " (predicted)";
       return c;
     };
     std::vector<std::string> labels, series_names;
@@ -324,9 +326,11 @@ json throughput_model(const std::vector<ReportRun>& runs) {
       for (const auto& c : labels) {
         auto it = cell.find({c, sn});
         const Record* r = it == cell.end() ? nullptr : it->second;
-        data.push_back(r && r->ok() ? number_or_null(r->throughput) : json(nullptr));
+        data.push_back(r && (r->ok() || r->predicted()) ? number_or_null(r->throughput) : json(nullptr));
         std::string m;
-        if (r && r->status == Status::oom)
+        if (r && r->predicted())
+          m = "predicted";
+        else if (r && r->status == Status::oom)
           m = "OOM";
         else if (r && r->status == Status::error)
           m = "error";
@@ -334,7 +338,10 @@ json throughput_model(const std::vector<ReportRun>& runs) {
           m = "noisy";
         mark.push_back(m.empty() ? json(nullptr) : json(m));
         if (!m.empty()) {
-          const std::string what = m == "OOM" ? "out of memory" : m == "noisy" ? "noise above the target" : "error";
+          const std::string what = m == "OOM"         ? "out of memory"
+                                   : m == "noisy"     ? "noise above the target"
+                                   : m == "predicted" ? "predicted, not measured (docs/prediction.md)"
+                                                      : "error";
           marks.push_back(c + (series_names.size() > 1 ? " " + sn : "") + ": " + what);
         }
       }
