@@ -376,16 +376,23 @@ TEST(PredictMethod, TheCensusReadsOffItsLineAndRoundTrips) {
 
 // ---- records ----------------------------------------------------------------------------------------
 
-Record predicted_record() {
+// A record of `model` at `batch` (nchw, SGD) on `device` in `precision`, named by its descriptor.
+Record case_record(const std::string& model, int64_t batch, const std::string& device, const std::string& precision,
+                   Status status) {
   Record r;
-  r.name = "resnet50:b256:fp16:nchw:cuda";
-  r.model = "resnet50";
-  r.batch_size = 256;
-  r.device = "cuda";
-  r.precision = "fp16";
+  r.name = model + ":b" + std::to_string(batch) + ":" + precision + ":nchw:" + device;
+  r.model = model;
+  r.batch_size = batch;
+  r.device = device;
+  r.precision = precision;
   r.layout = "nchw";
   r.optimizer = "sgd";
-  r.status = Status::predicted;
+  r.status = status;
+  return r;
+}
+
+Record predicted_record() {
+  Record r = case_record("resnet50", 256, "cuda", "fp16", Status::predicted);
   r.throughput = 2500.0;
   r.step_time_s.median = 256.0 / 2500.0;
   PredictionInfo p;
@@ -473,15 +480,7 @@ TEST(PredictCli, BadInputIsOneLine) {
                             {"--from-device"}));
   // A CPU profile says nothing about a GPU's kernels: refused, pointing at the spec-sheet path.
   ResultsFile cpu;
-  Record step;
-  step.name = "resnet18:b8:fp32:nchw:cpu";
-  step.model = "resnet18";
-  step.batch_size = 8;
-  step.device = "cpu";
-  step.precision = "fp32";
-  step.layout = "nchw";
-  step.optimizer = "sgd";
-  step.status = Status::ok;
+  Record step = case_record("resnet18", 8, "cpu", "fp32", Status::ok);
   step.throughput = 10;
   cpu.benchmarks = {step};
   cpu.explain = Explanation{};
@@ -539,11 +538,6 @@ TEST(PredictCli, ATinyModelOnTwoCardsWritesPredictedRecords) {
       {"its model is 'bert', the request's is 'resnet18'"}));
 }
 
-}  // namespace
-}  // namespace trainbench
-
-namespace trainbench {
-namespace {
 
 // Two prediction files and a measured one of the same case: compare pairs the predictions of one card
 // (their ratio marked as predicted, in no mean) and never a prediction with the measurement; the store
@@ -585,11 +579,6 @@ TEST(PredictCli, CompareNeverPairsAPredictionWithAMeasurementAndTheStoreKeepsNon
   EXPECT_TRUE(test::refused(stored, {"holds predictions", "measurements only"})) << stored.err;
 }
 
-}  // namespace
-}  // namespace trainbench
-
-namespace trainbench {
-namespace {
 
 // A layer profile from a GPU (as `explain` writes it): its card found from the device's name and memory,
 // and carried to that same card it is the measured step itself; to another card, a profile prediction.
@@ -601,15 +590,7 @@ TEST(PredictCli, AProfileIsCarriedFromTheCardItWasMeasuredOn) {
   ResultsFile f;
   f.context.device_name = "NVIDIA H100 80GB HBM3";
   f.context.device_memory_bytes = 85017493504;
-  Record step;
-  step.name = "resnet18:b8:fp32:nchw:cuda";
-  step.model = "resnet18";
-  step.batch_size = 8;
-  step.device = "cuda";
-  step.precision = "fp32";
-  step.layout = "nchw";
-  step.optimizer = "sgd";
-  step.status = Status::ok;
+  Record step = case_record("resnet18", 8, "cuda", "fp32", Status::ok);
   step.step_time_s.median = 0.010;
   step.throughput = 800;
   f.benchmarks = {step};

@@ -495,6 +495,8 @@ TEST(ResultsFile, WrittenKeysAreTheKeysDocumentedInJsonSchemaMd) {
   // Written only for TorchScript models (a file named): set, so they are among the written keys.
   f.benchmarks[0].model_file_bytes = 1;
   f.benchmarks[0].model_file_sha256 = std::string(64, 'a');
+  // Written only for predictions: set, so its keys are among the written ones.
+  f.benchmarks[0].prediction = PredictionInfo{};
   const auto j = to_json(f);
   EXPECT_EQ(documented_keys("context"), keys_of(j["context"]));
   std::set<std::string> written = keys_of(j["benchmarks"][0]);
@@ -502,6 +504,7 @@ TEST(ResultsFile, WrittenKeysAreTheKeysDocumentedInJsonSchemaMd) {
   for (const auto& k : keys_of(j["benchmarks"][0]["dist"])) written.insert("dist." + k);
   for (const auto& k : keys_of(j["benchmarks"][0]["data"])) written.insert("data." + k);
   for (const auto& k : keys_of(j["benchmarks"][0]["memory"])) written.insert("memory." + k);
+  for (const auto& k : keys_of(j["benchmarks"][0]["prediction"])) written.insert("prediction." + k);
   EXPECT_EQ(documented_keys("benchmarks[]"), written);
 }
 

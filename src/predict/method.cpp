@@ -61,7 +61,8 @@ double check_fraction(const nlohmann::json& j, const char* key, bool zero_ok, do
 const Constants& fitted_constants() {
   // Fitted by bench/fit_predict.py on the fit part of bench/data/published-training.csv and the H100's
   // own measurements (docs/prediction.md, "Fitted constants").
-  static const Constants k{"2026-12-07", 0.55, 0.60, 0.40, 0.45, 0.70, 3e-6, 12e-6, 1.151, 0.25, 0.15};
+  // python3 bench/fit_predict.py --exe build/debian/trainbench (2026-12-07; its output, rounded to 3 digits).
+  static const Constants k{"2026-12-07", 0.7, 0.784, 0.56, 0.5, 0.357, 2.8e-6, 17.5e-6, 1.151, 0.35, 0.175};
   return k;
 }
 
