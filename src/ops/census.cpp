@@ -107,7 +107,6 @@ struct CensusState {
   std::vector<CensusFrame> frames;
   bool recording = true;
   bool described = false;  // the current top-level operator has its product's shape
-  double math_elems = 0.0;
 };
 thread_local CensusState* t_census = nullptr;
 
@@ -213,7 +212,6 @@ std::unique_ptr<at::ObserverContext> census_enter(const at::RecordFunction& fn) 
     s->ops.push_back(o);
     s->described = false;
     s->shaped = false;
-    s->math_elems = 0.0;
   }
   CensusOp& top = s->ops.back();
   // The first operator inside a top-level one that an op kind reads gives it its product's shape.
