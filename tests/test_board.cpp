@@ -566,8 +566,9 @@ TEST(Board, PredictedColumnsAreMarkedAndLeaveTheMeasuredOnesAlone) {
   EXPECT_NE(csv.find(",predicted,h100-sxm,H100 SXM5 80GB,,,,,predicted,2000,"), std::string::npos) << csv;
   const std::string html = board_html(b, "");
   EXPECT_NE(html.find("<th data-type=\"num\">h100-sxm (predicted)</th>"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"predicted\" data-v=\"2000\" title=\"predicted, not measured: 1600 to 2400\">~2000</td>"),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<td class=\"predicted\" data-v=\"2000\" title=\"predicted, not measured: 1600 to 2400\">~2000</td>"),
+      std::string::npos);
 }
 
 // ---- trainbench board ----------------------------------------------------------------------------

@@ -76,8 +76,10 @@ TEST(Census, ShapesKernelsAndAutocastTypesOfACnn) {
 // core is one fused kernel that, written out, keeps the probabilities, the dropout's output and mask.
 TEST(Census, AutocastTypesDropoutAndAttentionOfATransformer) {
   const int64_t h = 32, t = 8, heads = 2;
-  const auto c = take_census(options_for("bert", {{"layers", "1"}, {"hidden", std::to_string(h)},
-                                                  {"heads", std::to_string(heads)}, {"vocab", "50"},
+  const auto c = take_census(options_for("bert", {{"layers", "1"},
+                                                  {"hidden", std::to_string(h)},
+                                                  {"heads", std::to_string(heads)},
+                                                  {"vocab", "50"},
                                                   {"seq", std::to_string(t)}}),
                              1, 2);
   int layer_norms = 0, linears = 0, attentions = 0;

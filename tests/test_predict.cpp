@@ -130,9 +130,11 @@ TEST(Catalogue, EveryRowHasItsSourceAndTheIssuesCardsAreThere) {
         EXPECT_GE(*t, d.fp32_tflops) << d.id;
       }
   }
-  for (const char* id : {"gtx1080", "gtx1080ti", "radeon-vii", "v100-sxm2-16gb", "v100-sxm2-32gb", "t4", "rtx3090",
-                         "rtx4090", "a10", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb", "a100-pcie-80gb", "l4",
-                         "l40s", "h100-sxm", "h100-pcie", "h200", "mi250x-gcd", "mi300x"})
+  for (const char* id :
+       {"gtx1080",        "gtx1080ti", "radeon-vii", "v100-sxm2-16gb", "v100-sxm2-32gb", "t4",
+        "rtx3090",        "rtx4090",   "a10",        "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
+        "a100-pcie-80gb", "l4",        "l40s",       "h100-sxm",       "h100-pcie",      "h200",
+        "mi250x-gcd",     "mi300x"})
     EXPECT_TRUE(ids.count(id)) << id;
   // The figures a buyer checks first, as the vendors print them (H100 SXM5 datasheet: 989.5 dense bf16,
   // 3.35 TB/s; GTX 1080: no tensor cores).
@@ -154,17 +156,20 @@ TEST(Catalogue, ADamagedRowIsOneLineNamingTheLineAndColumn) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,1000,10,ten,,,,32,,300,s\n").find("cat.csv line 2: column fp32_tflops"),
+  EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,1000,10,ten,,,,32,,300,s\n")
+                .find("cat.csv line 2: column fp32_tflops"),
             std::string::npos);
   EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,1000,10,10,,,,32,,300,\n").find("column source: empty"),
             std::string::npos);
   EXPECT_NE(problem(kTwoCards + "a,A,nvidia,x,10,1000,80,1000,10,10,,,,32,,300,s\n").find("'a' appears twice"),
             std::string::npos);
-  EXPECT_NE(problem(kHeader + "A!,A,nvidia,x,10,1000,80,1000,10,10,,,,32,,300,s\n").find("column id"), std::string::npos);
+  EXPECT_NE(problem(kHeader + "A!,A,nvidia,x,10,1000,80,1000,10,10,,,,32,,300,s\n").find("column id"),
+            std::string::npos);
   EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,1000,10,10,,,,32,,300\n").find("16 cells"), std::string::npos);
   EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,,10,10,,,,32,,300,s\n").find("column memory_gbps: empty"),
             std::string::npos);
-  EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,1000,10,-3,,,,32,,300,s\n").find("fp32_tflops"), std::string::npos);
+  EXPECT_NE(problem(kHeader + "a,A,nvidia,x,10,1000,80,1000,10,-3,,,,32,,300,s\n").find("fp32_tflops"),
+            std::string::npos);
   EXPECT_NE(problem("id,name\n").find("the header must be"), std::string::npos);
   EXPECT_NE(problem(kHeader).find("no device rows"), std::string::npos);
 }
@@ -327,7 +332,8 @@ TEST(PredictMethod, MemoryIsTheTensorLineInThePrecisionsTypesTimesTheAllocatorsO
   // A small batch whose step peaks in the optimizer: the census's peak at batch 1 (1.1e9) bounds it.
   r.precision = "fp32";
   r.batch = 1;
-  EXPECT_EQ(predict::forecast_memory(c, a, r, k).bytes, std::llround(1.1e9 * kGpuReservedPerTensorByte + kGpuContextBytes));
+  EXPECT_EQ(predict::forecast_memory(c, a, r, k).bytes,
+            std::llround(1.1e9 * kGpuReservedPerTensorByte + kGpuContextBytes));
 }
 
 TEST(PredictMethod, AProfileCarriesEachLayerByTheMethodsRatioForIt) {
@@ -476,8 +482,8 @@ TEST(PredictCli, BadInputIsOneLine) {
                             {"unknown device 'h100'", "h100-sxm"}));
   EXPECT_TRUE(test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --tf32 maybe", dir), {"--tf32"}));
   EXPECT_TRUE(test::refused(test::run_trainbench("predict -m nosuchmodel -b 8 --on t4", dir), {"nosuchmodel"}));
-  EXPECT_TRUE(test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from-device t4", dir),
-                            {"--from-device"}));
+  EXPECT_TRUE(
+      test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from-device t4", dir), {"--from-device"}));
   // A CPU profile says nothing about a GPU's kernels: refused, pointing at the spec-sheet path.
   ResultsFile cpu;
   Record step = case_record("resnet18", 8, "cpu", "fp32", Status::ok);
@@ -485,17 +491,17 @@ TEST(PredictCli, BadInputIsOneLine) {
   cpu.benchmarks = {step};
   cpu.explain = Explanation{};
   write_results_atomic((dir / "cpu.json").string(), cpu);
-  EXPECT_TRUE(test::refused(
-      test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from " + (dir / "cpu.json").string(), dir),
-      {"says nothing about a GPU's kernels", "spec-sheet path, which needs no profile"}));
+  EXPECT_TRUE(
+      test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from " + (dir / "cpu.json").string(), dir),
+                    {"says nothing about a GPU's kernels", "spec-sheet path, which needs no profile"}));
   // A GPU profile of another batch: the difference named.
   step.device = "cuda";
   step.batch_size = 16;
   cpu.benchmarks = {step};
   write_results_atomic((dir / "gpu.json").string(), cpu);
-  EXPECT_TRUE(test::refused(
-      test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from " + (dir / "gpu.json").string(), dir),
-      {"its batch is 16, the request's is 8"}));
+  EXPECT_TRUE(
+      test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from " + (dir / "gpu.json").string(), dir),
+                    {"its batch is 16, the request's is 8"}));
   std::ofstream(dir / "census.json") << "{\"census_version\": 1}";
   EXPECT_TRUE(test::refused(
       test::run_trainbench("predict -m resnet18 -b 8 --on t4 --census " + (dir / "census.json").string(), dir),
@@ -506,9 +512,10 @@ TEST(PredictCli, BadInputIsOneLine) {
 // the results file, and the census read back giving the same predictions.
 TEST(PredictCli, ATinyModelOnTwoCardsWritesPredictedRecords) {
   const auto dir = test::temp_dir("predict", "tiny");
-  const std::string model = "-m bert --set layers=1 --set hidden=64 --set heads=2 --set seq=32 --set vocab=500 -b 4,8 --precision fp32,bf16";
-  const auto r = test::run_trainbench("predict " + model + " --on t4,h100-sxm -o " + (dir / "p.json").string() + " --census-out " +
-                                          (dir / "census.json").string(),
+  const std::string model =
+      "-m bert --set layers=1 --set hidden=64 --set heads=2 --set seq=32 --set vocab=500 -b 4,8 --precision fp32,bf16";
+  const auto r = test::run_trainbench("predict " + model + " --on t4,h100-sxm -o " + (dir / "p.json").string() +
+                                          " --census-out " + (dir / "census.json").string(),
                                       dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("Predicted, not measured"), std::string::npos) << r.out;
@@ -524,9 +531,8 @@ TEST(PredictCli, ATinyModelOnTwoCardsWritesPredictedRecords) {
     EXPECT_NEAR(rec.prediction->compute_share + rec.prediction->memory_share + rec.prediction->launch_share, 1.0, 1e-6);
     EXPECT_EQ(rec.device, "cuda");
   }
-  const auto again = test::run_trainbench("predict " + model + " --on t4,h100-sxm --format json --census " +
-                                              (dir / "census.json").string(),
-                                          dir);
+  const auto again = test::run_trainbench(
+      "predict " + model + " --on t4,h100-sxm --format json --census " + (dir / "census.json").string(), dir);
   ASSERT_EQ(again.code, 0) << again.err;
   const ResultsFile g = results_from_string(again.out, "stdout");
   ASSERT_EQ(g.benchmarks.size(), f.benchmarks.size());
@@ -537,7 +543,6 @@ TEST(PredictCli, ATinyModelOnTwoCardsWritesPredictedRecords) {
       test::run_trainbench("predict -m resnet18 -b 4 --on t4 --census " + (dir / "census.json").string(), dir),
       {"its model is 'bert', the request's is 'resnet18'"}));
 }
-
 
 // Two prediction files and a measured one of the same case: compare pairs the predictions of one card
 // (their ratio marked as predicted, in no mean) and never a prediction with the measurement; the store
@@ -553,22 +558,19 @@ TEST(PredictCli, CompareNeverPairsAPredictionWithAMeasurementAndTheStoreKeepsNon
   measured.benchmarks[0].status = Status::ok;
   measured.benchmarks[0].prediction.reset();
   measured.benchmarks[0].step_time_s.n = 20;
-  for (const auto& [name, f] : {std::pair<const char*, const ResultsFile*>{"p.json", &predicted},
-                                {"q.json", &faster},
-                                {"m.json", &measured}})
+  for (const auto& [name, f] :
+       {std::pair<const char*, const ResultsFile*>{"p.json", &predicted}, {"q.json", &faster}, {"m.json", &measured}})
     write_results_atomic((dir / name).string(), *f);
-  const auto pair = test::run_trainbench("compare " + (dir / "p.json").string() + " " + (dir / "q.json").string() +
-                                             " --format json",
-                                         dir);
+  const auto pair = test::run_trainbench(
+      "compare " + (dir / "p.json").string() + " " + (dir / "q.json").string() + " --format json", dir);
   ASSERT_EQ(pair.code, 0) << pair.err;
   const auto j = nlohmann::json::parse(pair.out)["comparisons"][0];
   ASSERT_EQ(j["cases"].size(), 1u) << pair.out;
   EXPECT_EQ(j["cases"][0]["verdict"], "predicted");
   EXPECT_NEAR(j["cases"][0]["ratio"].get<double>(), 1.2, 1e-9);
   EXPECT_TRUE(j["geomean"].empty()) << "a ratio of predictions is in no mean: " << j["geomean"].dump();
-  const auto mixed = test::run_trainbench("compare " + (dir / "m.json").string() + " " + (dir / "p.json").string() +
-                                              " --format json",
-                                          dir);
+  const auto mixed = test::run_trainbench(
+      "compare " + (dir / "m.json").string() + " " + (dir / "p.json").string() + " --format json", dir);
   ASSERT_EQ(mixed.code, 0) << mixed.err;
   const auto k = nlohmann::json::parse(mixed.out)["comparisons"][0];
   EXPECT_TRUE(k["cases"].empty()) << mixed.out;
@@ -578,7 +580,6 @@ TEST(PredictCli, CompareNeverPairsAPredictionWithAMeasurementAndTheStoreKeepsNon
       "store import --store " + (dir / "s.sqlite").string() + " " + (dir / "p.json").string(), dir);
   EXPECT_TRUE(test::refused(stored, {"holds predictions", "measurements only"})) << stored.err;
 }
-
 
 // A layer profile from a GPU (as `explain` writes it): its card found from the device's name and memory,
 // and carried to that same card it is the measured step itself; to another card, a profile prediction.
@@ -631,10 +632,10 @@ TEST(PredictCli, AProfileIsCarriedFromTheCardItWasMeasuredOn) {
   // A name no row matches: --from-device names the card.
   f.context.device_name = "NVIDIA Mystery GPU";
   write_results_atomic((dir / "gpu2.json").string(), f);
-  EXPECT_TRUE(test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --census " + census + " --from " +
-                                                     (dir / "gpu2.json").string(),
-                                                 dir),
-                            {"--from-device"}));
+  EXPECT_TRUE(test::refused(
+      test::run_trainbench(
+          "predict -m resnet18 -b 8 --on t4 --census " + census + " --from " + (dir / "gpu2.json").string(), dir),
+      {"--from-device"}));
   const auto named = test::run_trainbench("predict -m resnet18 -b 8 --on t4 --census " + census + " --from " +
                                               (dir / "gpu2.json").string() + " --from-device h100-sxm",
                                           dir);

@@ -73,7 +73,8 @@ std::string cases_table(const Board& b) {
     if (int(c) != b.baseline && b.baseline >= 0) h += fmt::format("<th data-type=\"num\">× {}</th>", html_escape(b.columns[size_t(b.baseline)].label()));
     h += "<th>history</th>";
   }
-  for (const auto& card : b.predicted) h += fmt::format("<th data-type=\"num\">{} (predicted)</th>", html_escape(card.id));
+  for (const auto& card : b.predicted)
+    h += fmt::format("<th data-type=\"num\">{} (predicted)</th>", html_escape(card.id));
   h += "</tr></thead><tbody>\n";
   for (size_t r = 0; r < b.rows.size(); ++r) {
     const BoardRow& row = b.rows[r];
@@ -108,9 +109,10 @@ std::string cases_table(const Board& b) {
     }
     // Predicted cards: marked, with the interval in the title; never a speed-up or a history.
     for (const auto& p : row.predicted) {
-      h += p ? fmt::format("<td class=\"predicted\" data-v=\"{}\" title=\"predicted, not measured: {} to {}{}\">~{}</td>",
-                           p->throughput, format_significant(p->low), format_significant(p->high),
-                           p->fits ? "" : "; does not fit the card", format_significant(p->throughput))
+      h += p ? fmt::format(
+                   "<td class=\"predicted\" data-v=\"{}\" title=\"predicted, not measured: {} to {}{}\">~{}</td>",
+                   p->throughput, format_significant(p->low), format_significant(p->high),
+                   p->fits ? "" : "; does not fit the card", format_significant(p->throughput))
              : "<td></td>";
     }
     h += "</tr>\n";
@@ -225,13 +227,14 @@ nlohmann::json page_model(const Board& b) {
 }  // namespace
 
 std::string board_html(const Board& b, const std::string& chartjs) {
-  std::string body = "<h1>trainbench board</h1>\n<p class=\"sub\">" +
-                     html_escape(fmt::format("{}: {} column(s), {} case(s); each column's latest {} run(s) at most",
-                                             b.store, b.columns.size(), b.rows.size(), b.options.last)) +
-                     "</p>\n<style>td.oom, td.error { color: #d62728; text-align: center; } td.faster { color: #2ca02c; } "
-                     "td.slower { color: #d62728; } td.regressed { background: #fdecea; } canvas.spark { "
-                     "vertical-align: middle; } td.hist { white-space: nowrap; } td.predicted { font-style: italic; color: #666; }"
-                     "</style>\n";
+  std::string body =
+      "<h1>trainbench board</h1>\n<p class=\"sub\">" +
+      html_escape(fmt::format("{}: {} column(s), {} case(s); each column's latest {} run(s) at most", b.store,
+                              b.columns.size(), b.rows.size(), b.options.last)) +
+      "</p>\n<style>td.oom, td.error { color: #d62728; text-align: center; } td.faster { color: #2ca02c; } "
+      "td.slower { color: #d62728; } td.regressed { background: #fdecea; } canvas.spark { "
+      "vertical-align: middle; } td.hist { white-space: nowrap; } td.predicted { font-style: italic; color: #666; }"
+      "</style>\n";
   body += "<h2>Columns</h2>\n" + columns_table(b);
   body += "<div id=\"charts\"></div>\n";
   body += "<h2>Cases</h2>\n<p class=\"note\">A cell is the latest measurement of the case on that machine and "

@@ -124,8 +124,9 @@ std::string board_markdown(const Board& b) {
     out += markdown_line(cells);
   }
   if (!b.predicted.empty()) {
-    out += "\nPredicted columns are not measurements: `trainbench predict`'s spec-sheet estimate with its interval "
-           "[low, high] (docs/prediction.md); \u2717 the batch does not fit the card.\n";
+    out +=
+        "\nPredicted columns are not measurements: `trainbench predict`'s spec-sheet estimate with its interval "
+        "[low, high] (docs/prediction.md); \u2717 the batch does not fit the card.\n";
   }
   if (!b.memory.empty()) {
     out += "\n## Largest batch\n\nMeasured: the largest batch that trained, where a larger one ran out of memory. "
@@ -183,9 +184,29 @@ std::string board_csv(const Board& b) {
       const auto& p = row.predicted[c];
       if (!p) continue;
       const auto& card = b.predicted[c];
-      const std::vector<std::string> cells = {
-          row.key, row.model, std::to_string(row.batch_size), row.precision, row.layout, "predicted", card.id, card.name,
-          "", "", "", "", "predicted", format_round_trip(p->throughput), row.unit, "", "", "", "0", "0", "", "", ""};
+      const std::vector<std::string> cells = {row.key,
+                                              row.model,
+                                              std::to_string(row.batch_size),
+                                              row.precision,
+                                              row.layout,
+                                              "predicted",
+                                              card.id,
+                                              card.name,
+                                              "",
+                                              "",
+                                              "",
+                                              "",
+                                              "predicted",
+                                              format_round_trip(p->throughput),
+                                              row.unit,
+                                              "",
+                                              "",
+                                              "",
+                                              "0",
+                                              "0",
+                                              "",
+                                              "",
+                                              ""};
       for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + csv_quote(cells[i]);
       out += "\n";
     }

@@ -43,8 +43,9 @@ int cmd_board(const BoardFlags& o) {
   if (format == "html" && o.output.empty()) throw InputError("board: the HTML page needs -o FILE.html");
   if (format == "html") find_chartjs();  // ReportError now, before the store is read
   const std::vector<predict::DeviceSpec> cards =
-      o.predict.empty() ? std::vector<predict::DeviceSpec>{}
-                        : predict::select_devices(predict::builtin_catalogue(), split_list(o.predict, "--predict"), "--predict");
+      o.predict.empty()
+          ? std::vector<predict::DeviceSpec>{}
+          : predict::select_devices(predict::builtin_catalogue(), split_list(o.predict, "--predict"), "--predict");
   if (!o.output.empty()) check_output(o.output, "-o", {}, o.store.spec());
   const auto store = open_or_refuse(o.store.spec(), "board");
   BoardOptions bo;
@@ -60,20 +61,20 @@ int cmd_board(const BoardFlags& o) {
   if (!cards.empty()) {
     // Each row's case as `predict` would take it (its descriptor is compare's key and a device).
     std::map<std::string, predict::StepCensus> censuses;
-    add_predicted_columns(b, cards,
-                          [&](const BoardRow& row, const predict::DeviceSpec& card) -> std::optional<BoardPredictedCell> {
-                            try {
-                              Case c = parse_case(row.key + ":cpu");
-                              validate_case(c);
-                              const predict::StepForecast f = forecast_case(c, card, censuses);
-                              const double batch = static_cast<double>(c.batch);
-                              return BoardPredictedCell{batch / f.step_s, batch / f.high_s, batch / f.low_s,
-                                                        f.memory.fits, f.memory.largest_batch};
-                            } catch (const std::exception& e) {
-                              std::cerr << "board: no prediction for " << row.key << ": " << first_line(e.what()) << "\n";
-                              return std::nullopt;
-                            }
-                          });
+    add_predicted_columns(
+        b, cards, [&](const BoardRow& row, const predict::DeviceSpec& card) -> std::optional<BoardPredictedCell> {
+          try {
+            Case c = parse_case(row.key + ":cpu");
+            validate_case(c);
+            const predict::StepForecast f = forecast_case(c, card, censuses);
+            const double batch = static_cast<double>(c.batch);
+            return BoardPredictedCell{batch / f.step_s, batch / f.high_s, batch / f.low_s, f.memory.fits,
+                                      f.memory.largest_batch};
+          } catch (const std::exception& e) {
+            std::cerr << "board: no prediction for " << row.key << ": " << first_line(e.what()) << "\n";
+            return std::nullopt;
+          }
+        });
   }
   std::string text;
   if (format == "html") text = board_html(b, read_chartjs());

@@ -23,7 +23,8 @@ struct DevicesFlags {
 std::string figure(const std::optional<double>& v) { return v ? fmt::format("{:g}", *v) : "-"; }
 
 int cmd_devices(const DevicesFlags& o) {
-  if (o.format != "table" && o.format != "json") throw InputError("--format: unknown format '" + o.format + "' (table or json)");
+  if (o.format != "table" && o.format != "json")
+    throw InputError("--format: unknown format '" + o.format + "' (table or json)");
   const auto rows = predict::load_catalogue(o.catalogue);
   if (o.format == "json") {
     nlohmann::json j = nlohmann::json::array();

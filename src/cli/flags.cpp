@@ -303,10 +303,10 @@ Command add_script_check(CLI::App& app) {
 }
 
 std::vector<Command> add_commands(CLI::App& app) {
-  return {add_list(app),         add_run(app),           add_data(app),    add_make_data(app), add_launch(app),
-          add_maxbatch(app),     add_memory(app),        add_compare(app), add_report(app),    add_op(app),
-          add_peak(app),         add_explain(app),       add_devices(app), add_predict(app),   add_store(app),
-          add_board(app),        add_run_case(app),      add_script_check(app), add_explain_layers(app)};
+  return {add_list(app),     add_run(app),      add_data(app),         add_make_data(app),     add_launch(app),
+          add_maxbatch(app), add_memory(app),   add_compare(app),      add_report(app),        add_op(app),
+          add_peak(app),     add_explain(app),  add_devices(app),      add_predict(app),       add_store(app),
+          add_board(app),    add_run_case(app), add_script_check(app), add_explain_layers(app)};
 }
 
 }  // namespace trainbench::cli

@@ -134,9 +134,10 @@ predict::DeviceSpec profile_card(const std::vector<predict::DeviceSpec>& catalog
     if (all && row_pcie == pcie && memory_matches) found.push_back(d);
   }
   if (found.size() == 1) return found.front();
-  throw InputError(fmt::format("--from {}: the profile's device '{}' is {} of the catalogue's cards; name it with "
-                               "--from-device ID (`trainbench devices`)",
-                               o.from, f.context.device_name, found.empty() ? "none" : "more than one"));
+  throw InputError(
+      fmt::format("--from {}: the profile's device '{}' is {} of the catalogue's cards; name it with "
+                  "--from-device ID (`trainbench devices`)",
+                  o.from, f.context.device_name, found.empty() ? "none" : "more than one"));
 }
 
 // The profile of `c` in a results file from `explain` on a GPU. One line for a CPU profile, for a file
@@ -259,17 +260,17 @@ std::string predictions_table(const std::vector<Record>& records) {
 }
 
 int cmd_predict(const PredictFlags& o) {
-  const predict::Constants constants =
-      o.constants.empty() ? predict::fitted_constants() : [&] {
-        try {
-          return predict::constants_from_json(nlohmann::json::parse(read_json_text(o.constants, "--constants")));
-        } catch (const InputError&) {
-          throw;
-        } catch (const std::exception& e) {
-          throw InputError(fmt::format("--constants {}: {}", o.constants, first_line(e.what())));
-        }
-      }();
-  if (o.format != "table" && o.format != "json") throw InputError("--format: unknown format '" + o.format + "' (table or json)");
+  const predict::Constants constants = o.constants.empty() ? predict::fitted_constants() : [&] {
+    try {
+      return predict::constants_from_json(nlohmann::json::parse(read_json_text(o.constants, "--constants")));
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(fmt::format("--constants {}: {}", o.constants, first_line(e.what())));
+    }
+  }();
+  if (o.format != "table" && o.format != "json")
+    throw InputError("--format: unknown format '" + o.format + "' (table or json)");
   if (o.tf32 != "on" && o.tf32 != "off") throw InputError("--tf32: '" + o.tf32 + "' (on or off)");
   if (!o.from_device.empty() && o.from.empty()) throw InputError("--from-device names the card of a --from profile");
   const auto catalogue = predict::load_catalogue(o.catalogue);
@@ -361,7 +362,8 @@ const predict::StepCensus& census_of(const Case& c, std::map<std::string, predic
 
 predict::StepForecast forecast_case(const Case& c, const predict::DeviceSpec& card,
                                     std::map<std::string, predict::StepCensus>& cache) {
-  return predict::forecast(census_of(c, cache), card, request_for(c, false, kGpuContextBytes), predict::fitted_constants());
+  return predict::forecast(census_of(c, cache), card, request_for(c, false, kGpuContextBytes),
+                           predict::fitted_constants());
 }
 
 Command add_predict(CLI::App& app) {
@@ -379,11 +381,13 @@ Command add_predict(CLI::App& app) {
   sub->add_option("--from", o->from,
                   "A results file from `explain` on a GPU: carry its measured layers to each card (default: from "
                   "the spec sheets alone)");
-  sub->add_option("--from-device", o->from_device, "The catalogue id of the card --from was measured on "
-                                                   "(default: from its device name and memory)");
+  sub->add_option("--from-device", o->from_device,
+                  "The catalogue id of the card --from was measured on "
+                  "(default: from its device name and memory)");
   sub->add_option("--tf32", o->tf32, "fp32 products on TF32 tensor cores: on or off (default off, as run)");
-  sub->add_option("--gpu-context", o->gpu_context,
-                  "Memory outside LibTorch's allocator on each card (default 693M, measured on an H100 with CUDA 13.0)");
+  sub->add_option(
+      "--gpu-context", o->gpu_context,
+      "Memory outside LibTorch's allocator on each card (default 693M, measured on an H100 with CUDA 13.0)");
   sub->add_option("--catalogue", o->catalogue, "Another catalogue file, in the built-in one's columns");
   sub->add_option("--census", o->census, "A census written by --census-out (skips taking one)");
   sub->add_option("--census-out", o->census_out, "Also write the step's census to this file");

@@ -131,7 +131,8 @@ BertForQuestionAnsweringImpl::BertForQuestionAnsweringImpl(const BertOptions& o)
   init_bert_weights(*this);
 }
 
-torch::Tensor BertForQuestionAnsweringImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
+torch::Tensor BertForQuestionAnsweringImpl::forward(const torch::Tensor& input_ids,
+                                                    const torch::Tensor& token_type_ids) {
   return qa_outputs->forward(bert->forward(input_ids, token_type_ids).first);
 }
 

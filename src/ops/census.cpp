@@ -23,16 +23,53 @@ using predict::OpClass;
 
 // Operators that launch no kernel of their own: views, allocations, shape queries.
 bool launches_nothing(const char* name) {
-  static const std::set<std::string> none = {
-      "aten::view", "aten::_unsafe_view", "aten::_reshape_alias", "aten::reshape", "aten::as_strided",
-      "aten::transpose", "aten::t", "aten::permute", "aten::expand", "aten::expand_as", "aten::slice",
-      "aten::select", "aten::unsqueeze", "aten::squeeze", "aten::detach", "aten::alias", "aten::empty",
-      "aten::empty_like", "aten::empty_strided", "aten::resize_", "aten::set_", "aten::split",
-      "aten::split_with_sizes", "aten::chunk", "aten::narrow", "aten::unbind", "aten::flatten",
-      "aten::unflatten", "aten::view_as", "aten::lift_fresh", "aten::numel", "aten::size", "aten::stride",
-      "aten::contiguous", "aten::to", "aten::type_as", "aten::result_type", "aten::item",
-      "aten::_local_scalar_dense", "aten::is_nonzero", "aten::broadcast_tensors", "aten::_has_compatible_shallow_copy_type",
-      "aten::is_same_size", "aten::dim", "aten::lift", "aten::_shape_as_tensor", "aten::expand_copy"};
+  static const std::set<std::string> none = {"aten::view",
+                                             "aten::_unsafe_view",
+                                             "aten::_reshape_alias",
+                                             "aten::reshape",
+                                             "aten::as_strided",
+                                             "aten::transpose",
+                                             "aten::t",
+                                             "aten::permute",
+                                             "aten::expand",
+                                             "aten::expand_as",
+                                             "aten::slice",
+                                             "aten::select",
+                                             "aten::unsqueeze",
+                                             "aten::squeeze",
+                                             "aten::detach",
+                                             "aten::alias",
+                                             "aten::empty",
+                                             "aten::empty_like",
+                                             "aten::empty_strided",
+                                             "aten::resize_",
+                                             "aten::set_",
+                                             "aten::split",
+                                             "aten::split_with_sizes",
+                                             "aten::chunk",
+                                             "aten::narrow",
+                                             "aten::unbind",
+                                             "aten::flatten",
+                                             "aten::unflatten",
+                                             "aten::view_as",
+                                             "aten::lift_fresh",
+                                             "aten::numel",
+                                             "aten::size",
+                                             "aten::stride",
+                                             "aten::contiguous",
+                                             "aten::to",
+                                             "aten::type_as",
+                                             "aten::result_type",
+                                             "aten::item",
+                                             "aten::_local_scalar_dense",
+                                             "aten::is_nonzero",
+                                             "aten::broadcast_tensors",
+                                             "aten::_has_compatible_shallow_copy_type",
+                                             "aten::is_same_size",
+                                             "aten::dim",
+                                             "aten::lift",
+                                             "aten::_shape_as_tensor",
+                                             "aten::expand_copy"};
   return none.count(name) > 0;
 }
 
@@ -77,16 +114,29 @@ struct CensusFrame {
   CensusTally inputs;
   std::set<const void*> seen;
   bool launched = false;  // a kernel ran inside it (its own operators' kernels count, not it)
-  int64_t k = 0;  // a product's inner dimension (is_product)
+  int64_t k = 0;          // a product's inner dimension (is_product)
 };
 
 // Operators CUDA autocast runs in fp32 whatever their inputs' type (casting 16-bit inputs up).
 bool autocast_fp32(const std::string& name) {
-  static const std::set<std::string> wide = {
-      "aten::layer_norm", "aten::group_norm", "aten::softmax", "aten::log_softmax", "aten::cross_entropy_loss",
-      "aten::nll_loss", "aten::mse_loss", "aten::l1_loss", "aten::smooth_l1_loss", "aten::kl_div",
-      "aten::binary_cross_entropy_with_logits", "aten::exp", "aten::log", "aten::pow", "aten::norm",
-      "aten::logsumexp", "aten::rsqrt", "aten::reciprocal"};
+  static const std::set<std::string> wide = {"aten::layer_norm",
+                                             "aten::group_norm",
+                                             "aten::softmax",
+                                             "aten::log_softmax",
+                                             "aten::cross_entropy_loss",
+                                             "aten::nll_loss",
+                                             "aten::mse_loss",
+                                             "aten::l1_loss",
+                                             "aten::smooth_l1_loss",
+                                             "aten::kl_div",
+                                             "aten::binary_cross_entropy_with_logits",
+                                             "aten::exp",
+                                             "aten::log",
+                                             "aten::pow",
+                                             "aten::norm",
+                                             "aten::logsumexp",
+                                             "aten::rsqrt",
+                                             "aten::reciprocal"};
   return wide.count(name) > 0;
 }
 
@@ -110,7 +160,9 @@ struct CensusState {
 };
 thread_local CensusState* t_census = nullptr;
 
-bool census_watched(const char* name) { return std::strncmp(name, "aten::", 6) == 0 || std::strcmp(name, "trainbench::attention") == 0; }
+bool census_watched(const char* name) {
+  return std::strncmp(name, "aten::", 6) == 0 || std::strcmp(name, "trainbench::attention") == 0;
+}
 
 // The product's output as rows x columns, `batch` of them, for a layer read by an op kind.
 void set_gemm(CensusOp& o, const OpDescriptor& d) {
@@ -155,8 +207,8 @@ void describe(CensusOp& o, const LayerCall& call, CensusState& s) {
     o.op_class = OpClass::memory;
     return;
   }
-  o.op_class = family == "conv" ? OpClass::conv
-               : family == "lstm" ? OpClass::lstm
+  o.op_class = family == "conv"        ? OpClass::conv
+               : family == "lstm"      ? OpClass::lstm
                : family == "attention" ? OpClass::attention
                                        : OpClass::matmul;
   o.flops_fwd = d.flops(OpPhase::fwd);
@@ -177,8 +229,10 @@ std::unique_ptr<at::ObserverContext> census_enter(const at::RecordFunction& fn) 
   f.inputs.add_all(inputs, f.seen);
   if (is_product(fn.name())) {
     // addmm(bias, a, b), baddbmm(bias, a, b); mm(a, b), bmm, matmul: a[..., m, k].
-    const size_t a = std::strncmp(fn.name(), "aten::add", 9) == 0 || std::strncmp(fn.name(), "aten::badd", 10) == 0 ? 1 : 0;
-    if (a < inputs.size() && inputs[a].isTensor() && inputs[a].toTensor().dim() >= 1) f.k = inputs[a].toTensor().size(-1);
+    const size_t a =
+        std::strncmp(fn.name(), "aten::add", 9) == 0 || std::strncmp(fn.name(), "aten::badd", 10) == 0 ? 1 : 0;
+    if (a < inputs.size() && inputs[a].isTensor() && inputs[a].toTensor().dim() >= 1)
+      f.k = inputs[a].toTensor().size(-1);
   }
   if (s->frames.empty()) {
     s->top_inputs_wide = false;
@@ -222,8 +276,7 @@ std::unique_ptr<at::ObserverContext> census_enter(const at::RecordFunction& fn) 
           describe(top, *call, *s);
           s->described = true;
         }
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
   }
   s->frames.push_back(std::move(f));

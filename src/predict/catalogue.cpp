@@ -31,7 +31,8 @@ std::vector<std::string> split_cells(const std::string& line) {
 
 bool valid_id(const std::string& id) {
   if (id.empty() || id.size() > 40 || id.front() == '-' || id.back() == '-') return false;
-  return std::all_of(id.begin(), id.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  return std::all_of(id.begin(), id.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 size_t edit_distance(const std::string& a, const std::string& b) {
@@ -54,8 +55,8 @@ int64_t DeviceSpec::visible_memory_bytes() const {
 
 const std::vector<std::string>& catalogue_columns() {
   static const std::vector<std::string> columns = {
-      "id",        "name",           "vendor",        "architecture", "compute_units", "boost_mhz",
-      "memory_gb", "memory_gbps",    "l2_mb",         "fp32_tflops",  "tf32_tflops",   "bf16_tflops",
+      "id",          "name",           "vendor",        "architecture", "compute_units", "boost_mhz",
+      "memory_gb",   "memory_gbps",    "l2_mb",         "fp32_tflops",  "tf32_tflops",   "bf16_tflops",
       "fp16_tflops", "host_link_gbps", "gpu_link_gbps", "tdp_w",        "source"};
   return columns;
 }

@@ -12,10 +12,10 @@
 namespace trainbench::predict {
 
 struct DeviceSpec {
-  std::string id;            // short id: lower-case letters, digits and '-' ("h100-sxm")
-  std::string name;          // "H100 SXM5 80GB"
-  std::string vendor;        // nvidia | amd
-  std::string architecture;  // "hopper"
+  std::string id;             // short id: lower-case letters, digits and '-' ("h100-sxm")
+  std::string name;           // "H100 SXM5 80GB"
+  std::string vendor;         // nvidia | amd
+  std::string architecture;   // "hopper"
   int64_t compute_units = 0;  // SMs (NVIDIA) or CUs (AMD)
   double boost_mhz = 0.0;
   double memory_gb = 0.0;    // the vendor's figure (GiB)

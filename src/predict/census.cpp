@@ -60,14 +60,20 @@ struct NumberField {
   const char* key;
   double CensusOp::*member;
 };
-constexpr NumberField kOpNumbers[] = {
-    {"flops_fwd", &CensusOp::flops_fwd},       {"flops_bwd_data", &CensusOp::flops_bwd_data},
-    {"flops_bwd_weights", &CensusOp::flops_bwd_weights}, {"act_elems", &CensusOp::act_elems},
-    {"weight_elems", &CensusOp::weight_elems}, {"other_bytes", &CensusOp::other_bytes},
-    {"bwd_elems", &CensusOp::bwd_elems},       {"gemm_m", &CensusOp::gemm_m},
-    {"gemm_n", &CensusOp::gemm_n},             {"gemm_batch", &CensusOp::gemm_batch},
-    {"math_elems", &CensusOp::math_elems},     {"math_saved_elems", &CensusOp::math_saved_elems},
-    {"out_elems", &CensusOp::out_elems},       {"cast_elems", &CensusOp::cast_elems}};
+constexpr NumberField kOpNumbers[] = {{"flops_fwd", &CensusOp::flops_fwd},
+                                      {"flops_bwd_data", &CensusOp::flops_bwd_data},
+                                      {"flops_bwd_weights", &CensusOp::flops_bwd_weights},
+                                      {"act_elems", &CensusOp::act_elems},
+                                      {"weight_elems", &CensusOp::weight_elems},
+                                      {"other_bytes", &CensusOp::other_bytes},
+                                      {"bwd_elems", &CensusOp::bwd_elems},
+                                      {"gemm_m", &CensusOp::gemm_m},
+                                      {"gemm_n", &CensusOp::gemm_n},
+                                      {"gemm_batch", &CensusOp::gemm_batch},
+                                      {"math_elems", &CensusOp::math_elems},
+                                      {"math_saved_elems", &CensusOp::math_saved_elems},
+                                      {"out_elems", &CensusOp::out_elems},
+                                      {"cast_elems", &CensusOp::cast_elems}};
 
 double count_at(const nlohmann::json& j, const std::string& where, const char* key) {
   if (!j.contains(key) || !j.at(key).is_number())
@@ -85,9 +91,14 @@ std::string string_at(const nlohmann::json& j, const std::string& where, const c
 }
 
 nlohmann::json op_to_json(const CensusOp& o) {
-  nlohmann::json j = {{"name", o.name},         {"label", o.label}, {"descriptor", o.descriptor},
-                      {"class", to_string(o.op_class)}, {"kernels", o.kernels},
-                      {"math_kernels", o.math_kernels}, {"has_backward", o.has_backward}, {"out_wide", o.out_wide}};
+  nlohmann::json j = {{"name", o.name},
+                      {"label", o.label},
+                      {"descriptor", o.descriptor},
+                      {"class", to_string(o.op_class)},
+                      {"kernels", o.kernels},
+                      {"math_kernels", o.math_kernels},
+                      {"has_backward", o.has_backward},
+                      {"out_wide", o.out_wide}};
   for (const auto& f : kOpNumbers) j[f.key] = o.*f.member;
   return j;
 }
@@ -105,7 +116,8 @@ CensusOp op_from_json(const nlohmann::json& j, const std::string& where) {
   }
   for (const auto& f : kOpNumbers) o.*f.member = count_at(j, where, f.key);
   const double kernels = count_at(j, where, "kernels"), math_kernels = count_at(j, where, "math_kernels");
-  if (kernels > 1e6 || math_kernels > 1e6) throw std::runtime_error(fmt::format("field \"{}kernels\": too many", where));
+  if (kernels > 1e6 || math_kernels > 1e6)
+    throw std::runtime_error(fmt::format("field \"{}kernels\": too many", where));
   o.kernels = static_cast<int>(kernels);
   o.math_kernels = static_cast<int>(math_kernels);
   if (!j.contains("has_backward") || !j.at("has_backward").is_boolean())
@@ -118,7 +130,8 @@ CensusOp op_from_json(const nlohmann::json& j, const std::string& where) {
 }
 
 std::vector<CensusOp> ops_from_json(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || !j.at(key).is_array()) throw std::runtime_error(fmt::format("field \"{}\": not an array", key));
+  if (!j.contains(key) || !j.at(key).is_array())
+    throw std::runtime_error(fmt::format("field \"{}\": not an array", key));
   std::vector<CensusOp> ops;
   for (size_t i = 0; i < j.at(key).size(); ++i)
     ops.push_back(op_from_json(j.at(key)[i], fmt::format("{}[{}].", key, i)));

@@ -21,8 +21,8 @@ const char* to_string(OpClass c);
 OpClass op_class_from_string(const std::string& s);  // throws std::invalid_argument
 
 struct CensusOp {
-  std::string name;   // the dispatched operator ("aten::conv2d") or "trainbench::attention"
-  std::string label;  // what people read ("conv 3x3 64->64", "aten::relu_")
+  std::string name;        // the dispatched operator ("aten::conv2d") or "trainbench::attention"
+  std::string label;       // what people read ("conv 3x3 64->64", "aten::relu_")
   std::string descriptor;  // the layer's op descriptor where an op kind reads it (`explain` names layers so); else ""
   OpClass op_class = OpClass::memory;
   // FLOPs (one multiply-add = 2) by phase: forward, backward to the input, backward to the weights.
@@ -43,8 +43,8 @@ struct CensusOp {
   double out_elems = 0.0;
   bool out_wide = true;
   double cast_elems = 0.0;
-  int kernels = 1;             // kernels its forward launches (leaf operators that compute)
-  bool has_backward = false;   // something needs its gradient
+  int kernels = 1;            // kernels its forward launches (leaf operators that compute)
+  bool has_backward = false;  // something needs its gradient
   // attention only: the written-out form (scores, softmax, dropout, the two products) as the census
   // saw it: elements moved and kernels launched, and the elements it keeps for backward that a fused
   // kernel (flash, memory-efficient) does not keep (the probabilities and the dropout's mask).

@@ -29,7 +29,9 @@ PhaseTime phase_time(double flops, double peak_flops_s, double efficiency, doubl
   return {floor, Bound::floor};
 }
 
-bool is_pure(const std::string& precision) { return precision.size() > 5 && precision.substr(precision.size() - 5) == "-pure"; }
+bool is_pure(const std::string& precision) {
+  return precision.size() > 5 && precision.substr(precision.size() - 5) == "-pure";
+}
 bool autocast16(const std::string& precision) { return precision == "fp16" || precision == "bf16"; }
 
 // Bytes per parameter and kernels per parameter tensor of LibTorch's C++ optimizers, one kernel per
@@ -102,8 +104,9 @@ double element_bytes(const std::string& precision) { return precision == "fp32" 
 
 PeakChoice peak_for(const DeviceSpec& d, const std::string& precision, bool tf32) {
   const auto fallback = [&](const char* what) {
-    return PeakChoice{d.fp32_tflops, false, "fp32",
-                      fmt::format("{} has no {} tensor cores in the catalogue: predicted on its fp32 figure", d.id, what)};
+    return PeakChoice{
+        d.fp32_tflops, false, "fp32",
+        fmt::format("{} has no {} tensor cores in the catalogue: predicted on its fp32 figure", d.id, what)};
   };
   if (precision == "fp32") {
     if (!tf32) return {d.fp32_tflops, false, "fp32", ""};
@@ -153,7 +156,8 @@ std::vector<OpPhaseTime> op_times(const StepCensus& census, const std::vector<Ce
     const double bytes = math ? o.math_elems * act + o.other_bytes : bytes_of(o, act, weight_product);
     // An LSTM runs as cuDNN's few kernels per layer and direction, not the CPU's per-step operators:
     // its product is a whole sequence's (fill 1).
-    const double fill = o.op_class == OpClass::lstm ? 1.0 : wave_fill(o.gemm_m, o.gemm_n, o.gemm_batch, card.spec.compute_units);
+    const double fill =
+        o.op_class == OpClass::lstm ? 1.0 : wave_fill(o.gemm_m, o.gemm_n, o.gemm_batch, card.spec.compute_units);
     const int kernels = math ? std::max(o.math_kernels, 1) : attention ? 1 : o.kernels;
     out.push_back({index, 0, o.label, o.op_class,
                    phase_time(o.flops_fwd, peak, efficiency * fill, bytes, bandwidth, kernels, k), kernels});
@@ -173,7 +177,8 @@ std::vector<OpPhaseTime> op_times(const StepCensus& census, const std::vector<Ce
   const double state_bytes = is_pure(r.precision) ? 0.5 : 1.0;
   const auto per_param = [&](const char* label, double bytes, int kernels_per_tensor) {
     const int kernels = kernels_per_tensor * tensors;
-    out.push_back({-1, 0, label, OpClass::memory, phase_time(0, peak, 1, bytes * params, bandwidth, kernels, k), kernels});
+    out.push_back(
+        {-1, 0, label, OpClass::memory, phase_time(0, peak, 1, bytes * params, bandwidth, kernels, k), kernels});
   };
   per_param("optimizer step", u.bytes_per_param * state_bytes, u.kernels_per_tensor);
   if (autocast16(r.precision)) per_param("autocast weight casts", 12.0, 2);
@@ -187,13 +192,14 @@ MemoryForecast forecast_memory(const StepCensus& census, const DeviceSpec& d, co
   // fused kernel does not, in the precision's types: all fp32, all 16-bit (pure), or autocast's mix.
   double saved = 0.0;
   if (r.fused_attention) {
-    for (size_t i = 0; i < census.ops1.size(); ++i) saved += census.ops2[i].math_saved_elems - census.ops1[i].math_saved_elems;
+    for (size_t i = 0; i < census.ops1.size(); ++i)
+      saved += census.ops2[i].math_saved_elems - census.ops1[i].math_saved_elems;
     saved /= static_cast<double>(census.batch2 - census.batch1);
   }
   const bool pure = is_pure(r.precision);
   const double ratio = r.precision == "fp32" ? 1.0
-                       : pure                  ? 0.5
-                                               : census.autocast_activation_ratio() * k.autocast_memory_factor;
+                       : pure                ? 0.5
+                                             : census.autocast_activation_ratio() * k.autocast_memory_factor;
   m.per_sample_bytes = std::max(0.0, (census.activation_bytes_per_sample() - 4.0 * saved) * ratio);
   // Batch-independent: what lives after the forward besides activations (parameters, buffers) and the
   // gradients backward adds (a parameter's size each), in fp32; autocast adds the weights' 16-bit
@@ -236,8 +242,9 @@ StepForecast sum_up(const std::vector<OpPhaseTime>& times, const std::vector<dou
     const auto& t = times[i];
     f.device_s += seconds[i];
     kernels += t.kernels;
-    (t.time.bound == Bound::compute ? f.compute_s : t.time.bound == Bound::memory ? f.memory_s : f.launch_s) +=
-        seconds[i];
+    (t.time.bound == Bound::compute  ? f.compute_s
+     : t.time.bound == Bound::memory ? f.memory_s
+                                     : f.launch_s) += seconds[i];
     by_label[t.label] += seconds[i];
   }
   f.host_s = static_cast<double>(kernels) * k.host_per_kernel_s;
@@ -250,7 +257,8 @@ StepForecast sum_up(const std::vector<OpPhaseTime>& times, const std::vector<dou
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second > b.second : a.first < b.first;
   });
-  for (size_t i = 0; i < ranked.size() && i < 5; ++i) f.slowest.emplace_back(ranked[i].first, ranked[i].second / f.step_s);
+  for (size_t i = 0; i < ranked.size() && i < 5; ++i)
+    f.slowest.emplace_back(ranked[i].first, ranked[i].second / f.step_s);
   return f;
 }
 
@@ -271,14 +279,15 @@ StepForecast forecast(const StepCensus& census, const DeviceSpec& d, const Reque
   return f;
 }
 
-StepForecast carry(const StepCensus& census, const Profile& profile, const DeviceSpec& source,
-                   const DeviceSpec& target, const Request& r, const Constants& k) {
+StepForecast carry(const StepCensus& census, const Profile& profile, const DeviceSpec& source, const DeviceSpec& target,
+                   const Request& r, const Constants& k) {
   const std::vector<CensusOp> ops = census.ops_at(r.batch);
   const Card src{source, peak_for(source, r.precision, r.tf32)};
   const Card tgt{target, peak_for(target, r.precision, r.tf32)};
   const auto on_src = op_times(census, ops, src, r, k);
   const auto on_tgt = op_times(census, ops, tgt, r, k);
-  const double step_ratio = sum_up(on_tgt, seconds_of(on_tgt), k, 0).step_s / sum_up(on_src, seconds_of(on_src), k, 0).step_s;
+  const double step_ratio =
+      sum_up(on_tgt, seconds_of(on_tgt), k, 0).step_s / sum_up(on_src, seconds_of(on_src), k, 0).step_s;
   // The target's seconds of each row: a profiled layer's phase carried, the rest carried together.
   std::vector<double> seconds(on_tgt.size(), 0.0);
   std::vector<bool> profiled(on_tgt.size(), false);
@@ -288,7 +297,8 @@ StepForecast carry(const StepCensus& census, const Profile& profile, const Devic
       double s = 0.0, t = 0.0;
       std::vector<size_t> rows;
       for (size_t i = 0; i < on_tgt.size(); ++i) {
-        if (on_tgt[i].op < 0 || on_tgt[i].phase != phase || ops[static_cast<size_t>(on_tgt[i].op)].descriptor != layer.descriptor)
+        if (on_tgt[i].op < 0 || on_tgt[i].phase != phase ||
+            ops[static_cast<size_t>(on_tgt[i].op)].descriptor != layer.descriptor)
           continue;
         s += on_src[i].time.seconds;
         t += on_tgt[i].time.seconds;

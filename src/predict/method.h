@@ -36,8 +36,8 @@ struct Constants {
   // Autocast (fp16, bf16): the card's allocated bytes per sample over the census's activations in
   // autocast's types (the workspaces and transient casts that do not shrink with the types).
   double autocast_memory_factor = 0.0;
-  double interval = 0.0;           // spec-sheet: the interval's relative half-width
-  double profile_interval = 0.0;   // from a profile: the same
+  double interval = 0.0;          // spec-sheet: the interval's relative half-width
+  double profile_interval = 0.0;  // from a profile: the same
 };
 const Constants& fitted_constants();
 // A constants file (`predict --constants FILE`, for bench/fit_predict.py): every field, each checked
@@ -58,8 +58,8 @@ struct Request {
 struct PeakChoice {
   double tflops = 0.0;
   bool tensor = false;  // the figure is a tensor (matrix) core's
-  std::string figure;  // "bf16 tensor", "fp32"
-  std::string note;    // "" or why another figure was taken ("no fp16 tensor cores: its fp32 figure")
+  std::string figure;   // "bf16 tensor", "fp32"
+  std::string note;     // "" or why another figure was taken ("no fp16 tensor cores: its fp32 figure")
 };
 PeakChoice peak_for(const DeviceSpec& d, const std::string& precision, bool tf32);
 // Bytes per element of activations in a precision (4 for fp32, 2 for the 16-bit ones).
@@ -84,7 +84,7 @@ struct Card {
 // Every operator's phases, plus the per-parameter updates, on `card`: one entry per operator and
 // phase that does work, with its label. Exposed for tests and `--from`.
 struct OpPhaseTime {
-  int op = -1;  // index into the census's operators; -1 for the per-parameter updates
+  int op = -1;    // index into the census's operators; -1 for the per-parameter updates
   int phase = 0;  // 0 forward, 1 backward to the input, 2 backward to the weights
   std::string label;
   OpClass op_class = OpClass::memory;
@@ -107,7 +107,7 @@ struct StepForecast {
   double step_s = 0.0, low_s = 0.0, high_s = 0.0;
   double device_s = 0.0, host_s = 0.0;
   double compute_s = 0.0, memory_s = 0.0, launch_s = 0.0;  // the step split by what bounds it
-  std::vector<std::pair<std::string, double>> slowest;      // labels with their share, largest first (5)
+  std::vector<std::pair<std::string, double>> slowest;     // labels with their share, largest first (5)
   PeakChoice peak;
   MemoryForecast memory;
 };
@@ -133,7 +133,7 @@ struct Profile {
 // (`other_s`) times the ratio of the method's times for every operator no layer names plus the
 // per-parameter updates. A layer the census does not have carries by the step's ratio. The interval is
 // the profile's (Constants::profile_interval).
-StepForecast carry(const StepCensus& census, const Profile& profile, const DeviceSpec& source,
-                   const DeviceSpec& target, const Request& r, const Constants& k);
+StepForecast carry(const StepCensus& census, const Profile& profile, const DeviceSpec& source, const DeviceSpec& target,
+                   const Request& r, const Constants& k);
 
 }  // namespace trainbench::predict

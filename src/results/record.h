@@ -64,7 +64,7 @@ struct DataInfo {
 
 // A layer's share of a predicted step (the slowest ones, largest first).
 struct LayerShare {
-  std::string label;  // "conv 3x3 64->64" or the op's name
+  std::string label;   // "conv 3x3 64->64" or the op's name
   double share = 0.0;  // of the predicted step time
 };
 

@@ -219,9 +219,9 @@ std::vector<Field<Record>> make_record_fields() {
       later_or_null("hfu", &Record::hfu).range(0, 1e4).csv("hfu"),
       detail::optional_object<Record>("memory", &Record::memory, &memory_to_json, &memory_from_json),
       // Predicted records only (`trainbench predict`); absent or null for every measured one.
-      absent_when_empty(
-          detail::optional_object<Record>("prediction", &Record::prediction, &prediction_to_json, &prediction_from_json),
-          [](const Record& r) { return !r.prediction; }),
+      absent_when_empty(detail::optional_object<Record>("prediction", &Record::prediction, &prediction_to_json,
+                                                        &prediction_from_json),
+                        [](const Record& r) { return !r.prediction; }),
       memory_column("memory_peak_bytes", &MemoryInfo::peak_bytes),
       memory_column("memory_parameters_bytes", &MemoryInfo::parameters_bytes),
       memory_column("memory_gradients_bytes", &MemoryInfo::gradients_bytes),

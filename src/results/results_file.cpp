@@ -143,7 +143,9 @@ ResultsFile results_from_string(const std::string& text, const std::string& sour
   return results_from_json(j, source);
 }
 
-void write_results_atomic(const std::string& path, const ResultsFile& f) { write_text_atomic(path, results_to_string(f)); }
+void write_results_atomic(const std::string& path, const ResultsFile& f) {
+  write_text_atomic(path, results_to_string(f));
+}
 
 void write_text_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());

@@ -57,7 +57,8 @@ class BertWorkload final : public detail::LossWorkload {
     int64_t parameters = 0;
     if (qa_) {
       if (!o.synthetic_data())
-        throw std::invalid_argument("bert: head qa trains on synthetic answer spans; --data gives a token file no spans");
+        throw std::invalid_argument(
+            "bert: head qa trains on synthetic answer spans; --data gives a token file no spans");
       qa_model_ = models::BertForQuestionAnswering(options);
       module = qa_model_.get();
       parameters = qa_model_->parameter_count();
