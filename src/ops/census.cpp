@@ -160,6 +160,11 @@ struct CensusState {
 };
 thread_local CensusState* t_census = nullptr;
 
+bool is_softmax(const std::string& name) { return name == "aten::softmax" || name == "aten::_softmax"; }
+bool is_dropout(const std::string& name) {
+  return name == "aten::dropout" || name == "aten::native_dropout" || name == "aten::feature_dropout";
+}
+
 bool census_watched(const char* name) {
   return std::strncmp(name, "aten::", 6) == 0 || std::strcmp(name, "trainbench::attention") == 0;
 }
@@ -305,11 +310,14 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
     top.weight_elems += f.inputs.weight;
     top.other_bytes += f.inputs.other + out.other;
   }
-  // Inside attention's written-out form: what a fused kernel would not keep for backward.
-  if (s->frames.size() == 1 && s->frames.front().name == "trainbench::attention") {
-    if (f.name == "aten::softmax" || f.name == "aten::_softmax") top.math_saved_elems += out.act;
-    if (f.name == "aten::dropout" || f.name == "aten::native_dropout" || f.name == "aten::feature_dropout")
-      top.math_saved_elems += 2.0 * out.act;  // the output and its mask
+  // Inside attention's written-out form (the model's own, or the one a CPU's scaled_dot_product_attention
+  // falls back to): what a fused GPU kernel would not keep for backward. The outermost softmax or
+  // dropout only (softmax dispatches _softmax inside it).
+  if (!s->frames.empty() && s->frames.front().name == "trainbench::attention" && (is_softmax(f.name) || is_dropout(f.name))) {
+    bool nested = false;
+    for (size_t i = 1; i < s->frames.size(); ++i)
+      nested = nested || is_softmax(s->frames[i].name) || is_dropout(s->frames[i].name);
+    if (!nested) top.math_saved_elems += (is_dropout(f.name) ? 2.0 : 1.0) * out.act;  // dropout: its output and mask
   }
   if (!s->frames.empty()) return;
   // The top-level operator ends.
@@ -338,6 +346,11 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
     top.other_bytes = out.act;
     top.bwd_elems = 2.0 * out.act;
     top.kernels = 1;
+  } else if (top.name == "aten::cross_entropy_loss") {
+    // log-softmax (reads the logits, writes their log-probabilities) and the loss reading them: two
+    // kernels however LibTorch's CPU build decomposes it.
+    top.act_elems = 3.0 * s->top_first_elems;
+    top.kernels = 2;
   } else if (top.name == "aten::embedding") {
     // Reads the rows it gathers, not the table; its gradient is the whole table.
     const double table = f.inputs.weight;
