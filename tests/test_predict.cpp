@@ -484,6 +484,11 @@ TEST(PredictCli, BadInputIsOneLine) {
   EXPECT_TRUE(test::refused(test::run_trainbench("predict -m nosuchmodel -b 8 --on t4", dir), {"nosuchmodel"}));
   EXPECT_TRUE(
       test::refused(test::run_trainbench("predict -m resnet18 -b 8 --on t4 --from-device t4", dir), {"--from-device"}));
+  // One file cannot be both the predictions and the census.
+  const std::string same = (dir / "both.json").string();
+  EXPECT_TRUE(test::refused(
+      test::run_trainbench("predict -m resnet18 -b 8 --on t4 -o " + same + " --census-out " + same, dir),
+      {"--census-out", "is the same file as the input"}));
   // A CPU profile says nothing about a GPU's kernels: refused, pointing at the spec-sheet path.
   ResultsFile cpu;
   Record step = case_record("resnet18", 8, "cpu", "fp32", Status::ok);

@@ -297,7 +297,12 @@ int cmd_predict(const PredictFlags& o) {
     check_output(o.output, "-o", inputs, default_store_or_none());
     (void)lock_output(o.output, "predict", output_lock);
   }
-  if (!o.census_out.empty()) check_output(o.census_out, "--census-out", inputs, default_store_or_none());
+  if (!o.census_out.empty()) {
+    // The census is not the predictions' file either.
+    std::vector<std::string> taken = inputs;
+    taken.push_back(o.output);
+    check_output(o.census_out, "--census-out", taken, default_store_or_none());
+  }
 
   std::optional<ResultsFile> profile_file;
   predict::DeviceSpec source;
