@@ -241,6 +241,127 @@ def gpt(layers=12, hidden=768, heads=0, vocab=50257, max_pos=1024, seq=1024, att
     return model
 
 
+# ---- Llama ---------------------------------------------------------------------------------------
+
+# The shapes of trainbench's named llama sizes used here (src/models/llama_config.cpp; each from its
+# model's config.json): vocab, hidden, intermediate, layers, heads, kv_heads, head_dim, rope_theta,
+# rms eps, tied, q/k/v bias. Llama 3.1 rope scaling applies to llama-tiny (as to the Llama 3 sizes).
+LLAMA_SIZES = {
+    "smollm2-135m": (49152, 576, 1536, 30, 9, 3, 64, 100000.0, 1e-5, True, False),
+    "qwen2.5-0.5b": (151936, 896, 4864, 24, 14, 2, 64, 1e6, 1e-6, True, True),
+    "llama-3.2-1b": (128256, 2048, 8192, 16, 32, 8, 64, 500000.0, 1e-5, True, False),
+    "llama-tiny": (512, 64, 160, 2, 4, 2, 16, 500000.0, 1e-5, True, False),
+}
+LLAMA3_SCALED = {"llama-3.2-1b", "llama-tiny"}
+
+
+def rope_inverse_frequencies(theta, head_dim, llama3_factor=None):
+    """theta^(-2i/d), with Llama 3.1's scaling (low 1, high 4, original context 8192) when a factor is given."""
+    out = []
+    for i in range(head_dim // 2):
+        f = theta ** (-2 * i / head_dim)
+        if llama3_factor:
+            wavelen = 2 * math.pi / f
+            if wavelen > 8192:
+                f /= llama3_factor
+            elif wavelen >= 2048:
+                s = (8192 / wavelen - 1) / 3
+                f = (1 - s) * f / llama3_factor + s * f
+        out.append(f)
+    return torch.tensor(out, dtype=torch.float32)
+
+
+class RmsNorm(nn.Module):
+    def __init__(self, width, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(width))
+        self.eps = eps
+
+    def forward(self, x):
+        x32 = x.float()
+        return self.weight * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
+
+
+def rotate(x, cos, sin):
+    half = x.size(-1) // 2
+    return x * cos + torch.cat((-x[..., half:], x[..., :half]), -1) * sin
+
+
+class LlamaBlock(nn.Module):
+    """Pre-norm: x + attention(rms(x)) with RoPE and grouped-query heads, then x + down(silu(gate) * up)."""
+
+    def __init__(self, hidden, inter, heads, kv_heads, head_dim, eps, bias, attention):
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim, self.attention = heads, kv_heads, head_dim, attention
+        self.q_proj = nn.Linear(hidden, heads * head_dim, bias=bias)
+        self.k_proj = nn.Linear(hidden, kv_heads * head_dim, bias=bias)
+        self.v_proj = nn.Linear(hidden, kv_heads * head_dim, bias=bias)
+        self.o_proj = nn.Linear(heads * head_dim, hidden, bias=False)
+        self.gate_proj = nn.Linear(hidden, inter, bias=False)
+        self.up_proj = nn.Linear(hidden, inter, bias=False)
+        self.down_proj = nn.Linear(inter, hidden, bias=False)
+        self.input_layernorm = RmsNorm(hidden, eps)
+        self.post_attention_layernorm = RmsNorm(hidden, eps)
+        self.dropout = nn.Dropout(0.0)
+
+    def forward(self, x, cos, sin):
+        n, t, _ = x.shape
+        y = self.input_layernorm(x)
+        q = rotate(self.q_proj(y).view(n, t, self.heads, self.head_dim).transpose(1, 2), cos, sin)
+        k = rotate(self.k_proj(y).view(n, t, self.kv_heads, self.head_dim).transpose(1, 2), cos, sin)
+        v = self.v_proj(y).view(n, t, self.kv_heads, self.head_dim).transpose(1, 2)
+        groups = self.heads // self.kv_heads
+        if groups > 1:  # query head h reads key/value head h // groups
+            k = k[:, :, None].expand(n, self.kv_heads, groups, t, self.head_dim).reshape(n, self.heads, t, -1)
+            v = v[:, :, None].expand(n, self.kv_heads, groups, t, self.head_dim).reshape(n, self.heads, t, -1)
+        a = attend(q, k, v, self.dropout, self.attention, causal=True).transpose(1, 2).reshape(n, t, -1)
+        x = x + self.o_proj(a)
+        y = self.post_attention_layernorm(x)
+        return x + self.down_proj(F.silu(self.gate_proj(y)) * self.up_proj(y))
+
+
+class Llama(nn.Module):
+    """A Llama-architecture decoder as trainbench's `llama` builds it; next-token cross-entropy on random tokens."""
+
+    def __init__(self, size, layers=0, vocab=0, attention="math"):
+        super().__init__()
+        v, h, i, l, heads, kv, d, theta, eps, tied, bias = LLAMA_SIZES[size]
+        self.vocab, self.layers = vocab or v, layers or l
+        self.embed_tokens = nn.Embedding(self.vocab, h)
+        self.blocks = nn.ModuleList([LlamaBlock(h, i, heads, kv, d, eps, bias, attention) for _ in range(self.layers)])
+        self.norm = RmsNorm(h, eps)
+        self.lm_head = None if tied else nn.Linear(h, self.vocab, bias=False)
+        self.apply(BertForPreTraining._init)  # N(0, 0.02) weights, zero biases
+        self.inv_freq = rope_inverse_frequencies(theta, d, 32.0 if size in LLAMA3_SCALED else None)
+
+    def forward(self, ids):
+        x = self.embed_tokens(ids)
+        freqs = torch.arange(ids.size(1), dtype=torch.float32)[:, None] * self.inv_freq[None, :]
+        angles = torch.cat((freqs, freqs), -1)
+        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+        for block in self.blocks:
+            x = block(x, cos, sin)
+        x = self.norm(x)
+        return F.linear(x, self.embed_tokens.weight) if self.lm_head is None else self.lm_head(x)
+
+    synthetic_batch = Gpt.synthetic_batch
+    loss = Gpt.loss
+
+
+def llama(size="llama-3.2-1b", layers=0, vocab=0, seq=2048, attention="math"):
+    """trainbench's `llama` with its --set values; checks the parameter count from the shapes: V·H + L (H·q·d
+    + 2 H·k·d + q·d·H + 3 H·I + 2H [+ q·d + 2 k·d biases]) + H [+ V·H untied]."""
+    model = Llama(size, layers, vocab, attention)
+    model.seq = seq
+    v, h, i, l, q, k, d, _, _, tied, bias = LLAMA_SIZES[size]
+    v, l = vocab or v, layers or l
+    block = h * q * d + 2 * h * k * d + q * d * h + 3 * h * i + 2 * h + ((q * d + 2 * k * d) if bias else 0)
+    expected = v * h + l * block + h + (0 if tied else v * h)
+    got = unique_parameter_count(model)
+    assert got == expected, f"Llama has {got} parameters, its shapes give {expected}"
+    return model
+
+
 # ---- biLSTM ---------------------------------------------------------------------------------------
 
 class BiLSTM(nn.Module):
@@ -298,3 +419,6 @@ if __name__ == "__main__":
     print("tiny bert losses:", [round(x, 3) for x in losses])
     small = bilstm(vocab=100, embed=16, hidden=16, seq=12)
     print("tiny bilstm loss:", small.loss(*small.synthetic_batch(8, small.seq)).item())
+    smol = llama("smollm2-135m")
+    assert unique_parameter_count(smol) == 134_515_008  # HuggingFaceTB/SmolLM2-135M
+    print("llama smollm2-135m:", unique_parameter_count(smol))

@@ -46,8 +46,9 @@ def cnn(name, batch, layout):
 
 
 def sequence_model(name, batch, params):
-    kwargs = {k: (v if k == "attention" else int(v)) for k, v in params.items()}
-    build = {"bert": py_models.bert_pretraining, "gpt": py_models.gpt, "bilstm": py_models.bilstm}[name]
+    kwargs = {k: (v if k in ("attention", "size") else int(v)) for k, v in params.items()}
+    build = {"bert": py_models.bert_pretraining, "gpt": py_models.gpt, "bilstm": py_models.bilstm,
+             "llama": py_models.llama}[name]
     model = build(**kwargs)
     data = model.synthetic_batch(batch, model.seq)
     return model, lambda: model.loss(*data)
@@ -85,7 +86,7 @@ def main() -> int:
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     params = dict(kv.split("=", 1) for kv in a.set)
-    if a.model in ("bert", "gpt", "bilstm"):
+    if a.model in ("bert", "gpt", "bilstm", "llama"):
         model, loss_of_step = sequence_model(a.model, a.batch, params)
     else:
         model, loss_of_step = cnn(a.model, a.batch, a.layout)

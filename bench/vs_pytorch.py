@@ -17,7 +17,7 @@ system), ROUNDS rounds, so drift hits every side alike; each side's best median 
 ratio is trainbench throughput / PyTorch throughput. The harness column is the share of trainbench's
 case wall time (child start to record) spent outside the warm-up and timed steps.
 
-bert and gpt name their attention kernel on both sides: sdpa (scaled_dot_product_attention, 2.x only)
+bert, gpt and llama name their attention kernel on both sides: sdpa (scaled_dot_product_attention, 2.x only)
 or math; `*_sdpa` workloads are skipped, with a line, on a 1.13 pair.
 
 Usage: bench/vs_pytorch.py [--build build/pip] [--python PY] [--workloads resnet50,bilstm_b8,...] [--threads N]
@@ -45,6 +45,11 @@ WORKLOADS = {
     # CPU-sized GPT-2: 4 blocks of width 768, seq 256.
     "gpt_l4_s256_b4": ("gpt", {"layers": "4", "seq": "256", "attention": "math"}, 4, "nchw", "adamw"),
     "gpt_l4_s256_b4_sdpa": ("gpt", {"layers": "4", "seq": "256", "attention": "sdpa"}, 4, "nchw", "adamw"),
+    # A real Llama's shape at 4 of its blocks: SmolLM2-135M (width 576, 9 query heads on 3 key/value heads).
+    "llama_l4_s256_b4": ("llama", {"size": "smollm2-135m", "layers": "4", "seq": "256", "attention": "math"}, 4,
+                         "nchw", "adamw"),
+    "llama_l4_s256_b4_sdpa": ("llama", {"size": "smollm2-135m", "layers": "4", "seq": "256", "attention": "sdpa"},
+                              4, "nchw", "adamw"),
 }
 DEFAULT = "resnet50,mobilenet_v2,mobilenet_v2_nhwc,bilstm_b8,bilstm_b64,bert_s128_b4"
 

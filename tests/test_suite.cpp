@@ -82,26 +82,39 @@ TEST(Suite, MalformedSuitesFailWithFileAndLine) {
   expect_suite_error("description = \"nothing\"\n", "no [[group]]");
 }
 
-// `batch = "auto"` searches the largest batch (from 1); a device override with sizes does not.
-TEST(Suite, LlmSuiteSearchesSmallsBatchOnGpusOnly) {
+// `batch = "auto"` searches the largest batch (from 1); a device override with sizes does not. Groups:
+// GPT-2 sizes, GPT-2's search, Llama sizes, Llama's search.
+TEST(Suite, LlmSuiteSearchesBatchesOnGpusOnly) {
   const Suite s = load_suite("llm");
-  ASSERT_EQ(s.groups.size(), 2u);
-  const Sweep& search = s.groups[1];
-  EXPECT_TRUE(search.search_batch);
-  EXPECT_EQ(search.batches, std::vector<int64_t>{1});
-  EXPECT_TRUE(searches_batch(search, "cuda"));
-  EXPECT_FALSE(searches_batch(search, "cpu"));
-  EXPECT_FALSE(searches_batch(s.groups[0], "cuda"));
-  // On the CPU: 4 blocks at seq 256, with and without checkpointing.
-  Sweep on_cpu = search;
-  on_cpu.devices = {"cpu"};
-  const auto plan = make_plan(on_cpu);
-  ASSERT_EQ(plan.size(), 2u);
-  for (const auto& c : plan) {
-    EXPECT_EQ(c.params.at("layers"), "4");
-    EXPECT_EQ(c.params.at("seq"), "256");
-    EXPECT_EQ(c.batch, 4);
+  ASSERT_EQ(s.groups.size(), 4u);
+  for (size_t g : {1u, 3u}) {
+    SCOPED_TRACE(g);
+    const Sweep& search = s.groups[g];
+    EXPECT_TRUE(search.search_batch);
+    EXPECT_EQ(search.batches, std::vector<int64_t>{1});
+    EXPECT_TRUE(searches_batch(search, "cuda"));
+    EXPECT_FALSE(searches_batch(search, "cpu"));
+    EXPECT_FALSE(searches_batch(s.groups[g - 1], "cuda"));
+    // On the CPU: shrunk at seq 256, with and without checkpointing, at a fixed batch.
+    Sweep on_cpu = search;
+    on_cpu.devices = {"cpu"};
+    const auto plan = make_plan(on_cpu);
+    ASSERT_EQ(plan.size(), 2u);
+    for (const auto& c : plan) {
+      EXPECT_EQ(c.params.at("layers"), g == 1 ? "4" : "2");
+      EXPECT_EQ(c.params.at("seq"), "256");
+      EXPECT_EQ(c.batch, g == 1 ? 4 : 2);
+    }
   }
+  // Llama 3.2 1B and 3B at seq 2048 (the workload's default), bf16 autocast and bf16-pure, elsewhere than
+  // on a CPU: the group's own settings, without its [group.cpu] override.
+  const Sweep& sizes = s.groups[2];
+  ASSERT_EQ(sizes.params.size(), 2u);
+  for (const auto& p : sizes.params) {
+    EXPECT_EQ(p.count("seq"), 0u) << "seq 2048 is the default";
+    EXPECT_TRUE(p.at("size") == "llama-3.2-1b" || p.at("size") == "llama-3.2-3b");
+  }
+  EXPECT_EQ(sizes.precisions, (std::vector<std::string>{"bf16", "bf16-pure"}));
   expect_suite_error("[[group]]\nmodel = \"gpt\"\nbatch = \"most\"\n",
                      ":3: key 'batch' is a size, a list of sizes or \"auto\"");
 }

@@ -8,13 +8,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/flops.h"
 #include "core/value_rules.h"
-#include "data/token_source.h"
 #include "models/attention.h"
 #include "models/gpt.h"
 #include "workloads/study_models.h"
-#include "workloads/training.h"
+#include "workloads/decoder.h"
 
 namespace trainbench {
 namespace {
@@ -40,69 +38,33 @@ models::GptOptions gpt_options_of(const Params& p) {
       .attention(models::attention_kernel_from(param_str(p, "attention")));
 }
 
-class GptWorkload final : public detail::LossWorkload {
+class GptWorkload final : public detail::DecoderLmWorkload {
  public:
-  explicit GptWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
-    const torch::Device dev = o.device.torch_device();
+  explicit GptWorkload(const WorkloadOptions& o) : DecoderLmWorkload(o) {
     const models::GptOptions options = gpt_options_of(o.params);
     models::select_sdpa_backends(options.attention());
     const int64_t seq = param_int(o.params, "seq");
     const bool checkpoint = param_int(o.params, "checkpoint") == 1;
     model_ = models::Gpt(options);
-    model_->to(dev);
+    model_->to(o.device.torch_device());
     seed_batch();
-    if (o.synthetic_data()) {
-      // seq + 1 tokens per sequence: the input is the first seq, the targets the last seq.
-      const auto tokens =
-          torch::randint(0, options.vocab(), {o.batch, seq + 1}, torch::TensorOptions(torch::kLong).device(dev));
-      input_ = tokens.narrow(1, 0, seq).contiguous();
-      targets_ = tokens.narrow(1, 1, seq).reshape({-1});
-    } else {
-      // --data FILE: windows of seq + 1 tokens of the file, targets shifted by one (data/token_source.h).
-      start_token_loader(data::TokenTarget::next_token, seq, options.vocab());  // the first batch, for the FLOP count
-    }
-    // Counted without recomputation and with the explicit attention products (a fused kernel dispatches
-    // no countable matmul): the step's own FLOPs. Linear in the batch, as for bert.
-    StepFlops one;
-    {
-      torch::AutoGradMode grad(true);
-      models::MathAttentionScope math;
-      const auto x = input_.narrow(0, 0, 1);
-      one = count_step_flops([&] { model_->forward(x); });
-    }
+    first_batch(seq, options.vocab());
+    const StepFlops flops = count_batch_flops([this](const torch::Tensor& x) { return model_->forward(x); });
     model_->checkpoint_blocks = checkpoint;
-
-    // PaLM (Chowdhery et al. 2022, appendix B): 6 N + 12 L H T per token for a training step (2 N + 4 L H T
-    // forward); N excludes the position embedding and includes the tied LM head.
-    const double tokens_per_step = static_cast<double>(o.batch * seq);
-    const double n = static_cast<double>(model_->mfu_parameter_count());
-    const double attention = static_cast<double>(options.layers() * options.hidden() * seq);
-    const double forward_per_token = 2.0 * n + 4.0 * attention;
-    model_flops_ = tokens_per_step * (o.forward_only ? forward_per_token : 3.0 * forward_per_token);
-    if (checkpoint && !o.forward_only) {
-      // The recomputed forward of every block: its parameters' products and the attention products.
-      const double blocks = static_cast<double>(model_->block_parameter_count());
-      hardware_flops_ = model_flops_ + tokens_per_step * (2.0 * blocks + 4.0 * attention);
-    }
-    finish_setup(*model_, one.scaled(static_cast<double>(o.batch)), model_->parameter_count(), seq);
+    // N excludes the position embedding and includes the tied LM head (the token embedding's product runs
+    // at every position); the attention width is the hidden width.
+    set_model_flops(seq,
+                    {static_cast<double>(model_->mfu_parameter_count()),
+                     static_cast<double>(model_->block_parameter_count()), static_cast<double>(options.layers()),
+                     static_cast<double>(options.hidden())},
+                    checkpoint);
+    finish_setup(*model_, flops, model_->parameter_count(), seq);
   }
-
-  double model_flops_per_step() const override { return model_flops_; }
-  double hardware_flops_per_step() const override { return hardware_flops_; }
 
  private:
-  void take_batch(std::vector<torch::Tensor>& t) override {
-    input_ = t[0];
-    targets_ = t[1].reshape({-1});
-  }
   torch::Tensor forward() override { return model_->forward(input_); }
-  torch::Tensor loss(const torch::Tensor& logits) override {
-    return torch::nn::functional::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets_);
-  }
 
   models::Gpt model_{nullptr};
-  torch::Tensor input_, targets_;
-  double model_flops_ = 0.0, hardware_flops_ = 0.0;
 };
 
 }  // namespace

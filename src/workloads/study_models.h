@@ -16,6 +16,7 @@ namespace trainbench {
 WorkloadInfo convnet_workload_info();
 WorkloadInfo bilstm_workload_info();
 WorkloadInfo bert_workload_info();
-WorkloadInfo gpt_workload_info();  // not the study's: a decoder language model of today (gpt.cpp)
+WorkloadInfo gpt_workload_info();    // not the study's: decoder language models of today (gpt.cpp,
+WorkloadInfo llama_workload_info();  // llama.cpp)
 
 }  // namespace trainbench
