@@ -132,8 +132,8 @@ TEST(Llama, BuiltModelHasTheFormulasParameters) {
         const models::LlamaConfig c = tiny_config(tied, bias, kv);
         SCOPED_TRACE(std::to_string(tied) + std::to_string(bias) + std::to_string(kv));
         models::Llama m(c);
-        const int64_t n = llama_parameters(c.vocab, c.hidden, c.intermediate, c.layers, c.heads, kv, c.head_dim, tied,
-                                           bias);
+        const int64_t n =
+            llama_parameters(c.vocab, c.hidden, c.intermediate, c.layers, c.heads, kv, c.head_dim, tied, bias);
         EXPECT_EQ(m->parameter_count(), n);
         EXPECT_EQ(m->mfu_parameter_count(), tied ? n : n - c.vocab * c.hidden);
         EXPECT_EQ(m->block_parameter_count(), n - c.vocab * c.hidden * (tied ? 1 : 2) - c.hidden);
@@ -442,11 +442,12 @@ TEST(Llama, CliRefusesBadConfigs) {
   const std::string run = "run --model llama --batch 1 --min-steps 1 --max-steps 1 --set ";
   EXPECT_TRUE(test::refused(test::run_trainbench(run + "config=" + (dir / "moe.json").string(), dir),
                             {"num_local_experts", "mixture of experts"}));
-  EXPECT_TRUE(test::refused(test::run_trainbench(run + "config=" + (dir / "broken.json").string(), dir),
-                            {"is not JSON"}));
+  EXPECT_TRUE(
+      test::refused(test::run_trainbench(run + "config=" + (dir / "broken.json").string(), dir), {"is not JSON"}));
   EXPECT_TRUE(test::refused(test::run_trainbench(run + "config=" + (dir / "missing.json").string(), dir),
                             {"missing.json", "cannot read"}));
-  EXPECT_TRUE(test::refused(test::run_trainbench(run + "size=mistral-7b --set seq=8192", dir), {"sliding_window 4096"}));
+  EXPECT_TRUE(
+      test::refused(test::run_trainbench(run + "size=mistral-7b --set seq=8192", dir), {"sliding_window 4096"}));
   EXPECT_TRUE(test::refused(
       test::run_trainbench(run + "size=qwen2.5-7b --set config=" + kData + "/hf-configs/qwen2.5-0.5b.json", dir),
       {"not both"}));

@@ -104,6 +104,7 @@ std::string join(const std::vector<std::string>& v) {
 // A config's fields that say nothing about the network trained from scratch: provenance, token ids,
 // initialisation's spread, generation defaults and PretrainedConfig's bookkeeping.
 const std::set<std::string>& ignored_fields() {
+  // clang-format off
   static const std::set<std::string> f = {
       "_name_or_path", "architectures", "torch_dtype", "dtype", "transformers_version", "bos_token_id",
       "eos_token_id", "pad_token_id", "sep_token_id", "decoder_start_token_id", "initializer_range", "use_cache",
@@ -117,6 +118,7 @@ const std::set<std::string>& ignored_fields() {
       "forced_eos_token_id", "remove_invalid_values", "exponential_decay_length_penalty", "suppress_tokens",
       "begin_suppress_tokens", "finetuning_task", "id2label", "label2id", "prefix", "task_specific_params",
       "problem_type"};
+  // clang-format on
   return f;
 }
 

@@ -31,8 +31,8 @@ struct LlamaConfig {
   bool tie_embeddings = false;  // the LM head is the token embedding
   bool qkv_bias = false;        // Qwen 2: q, k and v projections with bias; Llama's attention_bias: all four
   bool o_bias = false;
-  bool mlp_bias = false;  // Llama's mlp_bias
-  int64_t max_pos = 2048;  // max_position_embeddings: recorded, not a limit (RoPE has no table)
+  bool mlp_bias = false;       // Llama's mlp_bias
+  int64_t max_pos = 2048;      // max_position_embeddings: recorded, not a limit (RoPE has no table)
   int64_t sliding_window = 0;  // Mistral v0.1's window; 0: none. A sequence longer than it is refused
   double attention_dropout = 0.0;
   std::string source;  // the named size or the config.json path it came from

@@ -53,11 +53,11 @@ class GptWorkload final : public detail::DecoderLmWorkload {
     model_->checkpoint_blocks = checkpoint;
     // N excludes the position embedding and includes the tied LM head (the token embedding's product runs
     // at every position); the attention width is the hidden width.
-    set_model_flops(seq,
-                    {static_cast<double>(model_->mfu_parameter_count()),
-                     static_cast<double>(model_->block_parameter_count()), static_cast<double>(options.layers()),
-                     static_cast<double>(options.hidden())},
-                    checkpoint);
+    set_model_flops(
+        seq,
+        {static_cast<double>(model_->mfu_parameter_count()), static_cast<double>(model_->block_parameter_count()),
+         static_cast<double>(options.layers()), static_cast<double>(options.hidden())},
+        checkpoint);
     finish_setup(*model_, flops, model_->parameter_count(), seq);
   }
 

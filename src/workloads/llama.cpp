@@ -53,11 +53,11 @@ class LlamaWorkload final : public detail::DecoderLmWorkload {
     first_batch(seq, config.vocab);
     const StepFlops flops = count_batch_flops([this](const torch::Tensor& x) { return model_->forward(x); });
     model_->checkpoint_blocks = checkpoint;
-    set_model_flops(seq,
-                    {static_cast<double>(model_->mfu_parameter_count()),
-                     static_cast<double>(model_->block_parameter_count()), static_cast<double>(config.layers),
-                     static_cast<double>(config.heads * config.head_dim)},
-                    checkpoint);
+    set_model_flops(
+        seq,
+        {static_cast<double>(model_->mfu_parameter_count()), static_cast<double>(model_->block_parameter_count()),
+         static_cast<double>(config.layers), static_cast<double>(config.heads * config.head_dim)},
+        checkpoint);
     finish_setup(*model_, flops, model_->parameter_count(), seq);
   }
 

@@ -5,7 +5,8 @@
 namespace trainbench {
 
 std::vector<WorkloadInfo> study_workloads() {
-  return {convnet_workload_info(), bilstm_workload_info(), bert_workload_info(), gpt_workload_info(), llama_workload_info()};
+  return {convnet_workload_info(), bilstm_workload_info(), bert_workload_info(), gpt_workload_info(),
+          llama_workload_info()};
 }
 
 }  // namespace trainbench
