@@ -15,6 +15,8 @@ packages=(
   libsqlite3-dev          # the results store (src/store): SQLite by default
   libpq-dev               # the results store on a PostgreSQL server (--store postgresql://...)
   postgresql              # its tests start a real server (initdb, pg_ctl) in a temporary folder
+  openmpi-bin             # the data-parallel tests start ranks with a real mpirun
+  iproute2                # ... and two nodes in two network namespaces (ip netns)
 )
 torch=${TRAINBENCH_TORCH:-debian}   # debian | pip (scripts/torch-select.sh)
 # TORCH=pip: a venv for the pinned PyPI torch (scripts/torch-select.sh installs it).

@@ -21,6 +21,7 @@
 #include "predict/catalogue.h"
 #include "predict/gpu_memory.h"
 #include "predict/method.h"
+#include "predict/scaling.h"
 #include "results/journal.h"
 #include "results/number_format.h"
 #include "results/results_file.h"
@@ -38,7 +39,25 @@ struct PredictFlags {
   ScriptFlags script;
   std::string on, from, from_device, catalogue, census, census_out, constants, tf32 = "off", gpu_context;
   std::string format = "table", output;
+  std::string gpus, link, network;  // --gpus: the step on N GPUs (predict/scaling.h)
+  int gpus_per_node = 8;
 };
+
+// --gpus, --link, --network and --gpus-per-node, validated before any census.
+std::optional<std::pair<std::vector<int64_t>, predict::Cluster>> scaling_request(const PredictFlags& o) {
+  if (o.gpus.empty()) {
+    if (!o.link.empty() || !o.network.empty()) throw InputError("--link and --network describe a cluster for --gpus");
+    return std::nullopt;
+  }
+  const std::vector<int64_t> gpus = parse_int_list(o.gpus, "--gpus");
+  if (o.link.empty()) throw InputError("--gpus needs --link, the GPUs' link inside a node (e.g. nvlink4, pcie5)");
+  predict::Cluster cluster;
+  cluster.intra = o.link;
+  cluster.gpus_per_node = o.gpus_per_node;
+  if (!o.network.empty()) std::tie(cluster.ports, cluster.inter) = predict::parse_network(o.network);
+  for (const int64_t n : gpus) (void)predict::scaling_points(1.0, 1, 0.0, {n}, cluster);  // every rule once
+  return std::make_pair(gpus, cluster);
+}
 
 std::string read_json_text(const std::string& path, const std::string& flag) {
   try {
@@ -276,6 +295,7 @@ int cmd_predict(const PredictFlags& o) {
   const auto catalogue = predict::load_catalogue(o.catalogue);
   const auto targets = predict::select_devices(catalogue, split_list(o.on, "--on"));
   const int64_t context = o.gpu_context.empty() ? kGpuContextBytes : parse_size(o.gpu_context, "--gpu-context");
+  const auto scaling = scaling_request(o);
 
   Sweep sweep;
   sweep.params = params_product(parse_sets(o.sets));
@@ -332,6 +352,12 @@ int cmd_predict(const PredictFlags& o) {
       const predict::StepForecast f = profile ? predict::carry(census, *profile, source, d, r, constants)
                                               : predict::forecast(census, d, r, constants);
       out.benchmarks.push_back(predicted_record(c, census, d, f, r, constants, o.from, profile ? source.id : ""));
+      if (scaling) {
+        // Gradients in the parameters' type: 2 bytes under the pure precisions, else fp32 master copies.
+        const double grad_bytes = static_cast<double>(census.parameters) * (c.precision.pure ? 2.0 : 4.0);
+        out.benchmarks.back().prediction->scaling =
+            predict::scaling_points(f.step_s, c.batch, grad_bytes, scaling->first, scaling->second);
+      }
     }
   }
   if (!o.output.empty()) write_results_atomic(o.output, out);
@@ -339,6 +365,11 @@ int cmd_predict(const PredictFlags& o) {
     std::cout << results_to_string(out);
   } else {
     std::cout << predictions_table(out.benchmarks);
+    std::vector<std::pair<std::string, const ScalingPoint*>> scaled;
+    for (const auto& r : out.benchmarks)
+      for (const auto& p : r.prediction->scaling)
+        scaled.emplace_back(fmt::format("{} {}:b{}:{}", r.prediction->device_id, r.model, r.batch_size, r.precision), &p);
+    if (!scaled.empty()) std::cout << "\n" << predict::scaling_table(scaled);
     std::cout << fmt::format(
         "Predicted, not measured ({}; constants {}): the interval is ±{:.0f}%; memory is the step's tensors in the "
         "precision's types x {:g} (the caching allocator) + {} of context; docs/prediction.md says what each "
@@ -397,6 +428,10 @@ Command add_predict(CLI::App& app) {
   sub->add_option("--census", o->census, "A census written by --census-out (skips taking one)");
   sub->add_option("--census-out", o->census_out, "Also write the step's census to this file");
   sub->add_option("--constants", o->constants, "The method's constants from a file (bench/fit_predict.py)");
+  sub->add_option("--gpus", o->gpus, "Also predict the step on these GPU counts, data parallel, e.g. 8,64");
+  sub->add_option("--link", o->link, "--gpus: the link between a node's GPUs: nvlink2..5, pcie3..5");
+  sub->add_option("--network", o->network, "--gpus over nodes: ports per node x link, e.g. 8xib-ndr");
+  sub->add_option("--gpus-per-node", o->gpus_per_node, "--gpus: GPUs in a node (default 8)");
   sub->add_option("--format,-f", o->format, "table or json");
   sub->add_option("--output,-o", o->output, "Also write the predictions as a results file");
   return {sub, [o] { return cmd_predict(*o); }};

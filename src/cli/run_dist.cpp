@@ -75,6 +75,11 @@ void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
 }
 
 Record DistRun::lead_case(size_t index, const Case& c, const MeasureFlags& measure, bool* interrupted) {
+  if (!lost_.empty()) {
+    // A rank's runner is gone (its node died): no case can meet its collectives. The others stop at once.
+    store_->set(key(index, "go"), bytes_of("stop: " + lost_));
+    return failed_record(c, "not run: " + lost_);
+  }
   double single = std::nan("");
   if (!flags_.no_baseline && env_.world_size > 1) {
     const Record b = run_case_isolated(c, measure.case_child(), interrupted);
@@ -104,6 +109,11 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
       if (interrupt_requested()) return interrupt_exit_code();
       std::cerr << "trainbench: error: rank " << env_.rank << ": lost rank 0 before case " << plan[i].descriptor()
                 << ": " << first_line(e.what()) << std::endl;
+      return kExitFailure;
+    }
+    if (const std::string go = text_of(store_->get(key(i, "go"))); go != "go") {
+      std::cerr << "trainbench: error: rank " << env_.rank << ": rank 0 stopped the sweep before case "
+                << plan[i].descriptor() << ": " << go.substr(go.find(' ') + 1) << std::endl;
       return kExitFailure;
     }
     bool interrupted = false;
@@ -152,7 +162,8 @@ void DistRun::end_case(size_t index, Record& r) {
       ended = text_of(store_->get(key(index, "ended/" + std::to_string(q))));
     } catch (const std::exception&) {
       ended = "rank " + std::to_string(q) + " did not end the case within " + fmt::format("{}", flags_.timeout_s + 5.0) +
-              " s (--dist-timeout + 5)";
+              " s (--dist-timeout + 5): its node or its runner was lost";
+      if (lost_.empty()) lost_ = "rank " + std::to_string(q) + " was lost in case " + std::to_string(index + 1);
     }
     if (ended == "ok" || r.error.find(ended) != std::string::npos) continue;
     if (r.ok()) {

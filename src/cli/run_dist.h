@@ -6,7 +6,8 @@
 // (`failed`), every other runner kills its case child as soon as it reads that, and each says how its
 // side ended (`ended/R`: "ok", its error, or what its killed child was doing). Rank 0 waits for every
 // rank's end (up to --dist-timeout) before it starts the next case, and its record of a failed case
-// names each rank that failed or was stuck.
+// names each rank that failed or was stuck. A rank that does not end a case at all (its node died) is
+// lost: rank 0 records every later case as not run, and tells the other ranks to stop.
 #pragma once
 #include <string>
 #include <vector>
@@ -53,6 +54,7 @@ class DistRun {
   dist::DistEnv env_;
   dist::StorePtr store_;
   std::string stuck_;  // what this rank's killed case child was doing, for its `ended` key
+  std::string lost_;   // rank 0: a rank whose runner did not end a case ("rank 1 was lost in case 2")
 };
 
 // One line per data-parallel record: global throughput, scaling efficiency, communication share.

@@ -156,6 +156,8 @@ Context run_context(const RunOptions& o, const RunPlan& plan, Resumed& resumed) 
     if (plan.dist) {
       c.world_size = plan.dist->env().world_size;
       c.dist_backend = plan.dist->backend_for(first);
+      c.dist_launcher = plan.dist->env().launcher;
+      c.dist_nodes = plan.dist->env().world_size / plan.dist->env().local_world_size;
     }
     resumed.context = std::move(c);
   }

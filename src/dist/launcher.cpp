@@ -134,7 +134,9 @@ std::pair<std::string, int> resolve_master(const LaunchOptions& o) {
 std::vector<std::string> worker_env(const LaunchOptions& o, int local, const std::pair<std::string, int>& master) {
   std::vector<std::string> env;
   static const char* const kOwn[] = {"RANK=",       "WORLD_SIZE=",  "LOCAL_RANK=",  "LOCAL_WORLD_SIZE=",
-                                     "GROUP_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID="};
+                                     "GROUP_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID=",
+                                     "TORCHELASTIC_USE_AGENT_STORE=", "TORCHELASTIC_RESTART_COUNT=",
+                                     "TRAINBENCH_LAUNCH="};
   for (char** e = environ; *e != nullptr; ++e) {
     bool ours = false;
     for (const char* k : kOwn) ours = ours || std::strncmp(*e, k, std::strlen(k)) == 0;
@@ -147,6 +149,7 @@ std::vector<std::string> worker_env(const LaunchOptions& o, int local, const std
   env.push_back("GROUP_RANK=" + std::to_string(o.node_rank));
   env.push_back("MASTER_ADDR=" + master.first);
   env.push_back("MASTER_PORT=" + std::to_string(master.second));
+  env.push_back("TRAINBENCH_LAUNCH=1");  // which launcher (dist/env.h): its variables win over srun's or mpirun's
   return env;
 }
 

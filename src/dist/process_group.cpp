@@ -46,14 +46,15 @@ std::string resolve_backend(const std::string& requested, bool gpu) {
   throw InputError("unknown --dist-backend '" + requested + "' (expected auto, gloo or nccl)");
 }
 
-StorePtr connect_store(const DistEnv& e, bool server, double timeout_s) {
+StorePtr connect_store(const DistEnv& e, bool host, double timeout_s) {
   c10d::TCPStoreOptions o;
   o.port = e.master_port;
-  o.isServer = server;
+  o.isServer = host && !e.agent_store;
   o.waitWorkers = false;  // the workers connect at their own pace; rendezvous waits come later
   o.timeout = to_ms(timeout_s);
   // The server listens on every interface; `host` is where this process itself connects.
-  return c10::make_intrusive<c10d::TCPStore>(e.master_addr, o);
+  StorePtr store = c10::make_intrusive<c10d::TCPStore>(e.master_addr, o);
+  return e.store_prefix.empty() ? store : prefixed(e.store_prefix, std::move(store));
 }
 
 StorePtr prefixed(const std::string& prefix, StorePtr store) {
@@ -65,8 +66,10 @@ CommPtr make_comm(StorePtr store, const DistEnv& e, const std::string& backend, 
     auto o = c10d::ProcessGroupGloo::Options::create(to_ms(timeout_s));
     if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname != nullptr && *ifname != '\0') {
       o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
-    } else if (is_loopback(e.master_addr)) {
-      // Without DNS the default device cannot resolve this host's name; one node needs only loopback.
+    } else if (is_loopback(e.master_addr) && !e.pod) {
+      // Without DNS the default device cannot resolve this host's name; ranks that reach the master on
+      // loopback all run on this host and need only loopback. (Not in a PyTorchJob: rank 0's pod may be
+      // told MASTER_ADDR=localhost while the other pods reach it by name.)
       o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
     } else {
       o->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());

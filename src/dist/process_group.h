@@ -40,16 +40,19 @@ struct DistSettings {
 // Throws InputError with one line.
 std::string resolve_backend(const std::string& requested, bool gpu);
 
-// A TCPStore at MASTER_ADDR:MASTER_PORT; `server` hosts it (rank 0's worker), the others connect,
-// retrying until `timeout_s`.
-StorePtr connect_store(const DistEnv& e, bool server, double timeout_s);
+// The TCPStore at MASTER_ADDR:MASTER_PORT, under e.store_prefix. `host`: this process is the one that
+// hosts it in trainbench's own scheme (rank 0's runner) and starts the server, unless torchrun's agent
+// already hosts it (e.agent_store): then every process connects as a client. Clients retry until
+// `timeout_s`.
+StorePtr connect_store(const DistEnv& e, bool host, double timeout_s);
 
 // `store` under a key prefix, so that each case's rendezvous has keys of its own.
 StorePtr prefixed(const std::string& prefix, StorePtr store);
 
 // A process group of e.world_size ranks over `store` (rendezvous included: returns when all ranks
 // are connected, or throws after `timeout_s`). Gloo binds to GLOO_SOCKET_IFNAME when set, to
-// 127.0.0.1 when the master is local, else to the address this host's name resolves to.
+// 127.0.0.1 when the master is a loopback address (outside Kubernetes pods), else to the address this
+// host's name resolves to.
 CommPtr make_comm(StorePtr store, const DistEnv& e, const std::string& backend, double timeout_s);
 
 }  // namespace trainbench::dist

@@ -71,6 +71,8 @@ const std::vector<Field<Context>>& context_fields() {
       field("gpu_runtime_version", &C::gpu_runtime_version, Since::later),
       field("world_size", &C::world_size, Since::later),
       field("dist_backend", &C::dist_backend, Since::later),
+      field("dist_launcher", &C::dist_launcher, Since::later),
+      field("dist_nodes", &C::dist_nodes, Since::later),
       field("resume_note", &C::resume_note, Since::later),
       field("cuda_build_version", &C::cuda_build_version, Since::later),
       field("nccl_version", &C::nccl_version, Since::later),

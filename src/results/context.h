@@ -25,6 +25,10 @@ struct Context : SystemInfo {
   std::optional<PeakInfo> peak;             // the device's ceilings from `trainbench peak`, when measured
   int world_size = 1;                       // processes of a data-parallel run (`run --dist`); 1 otherwise
   std::optional<std::string> dist_backend;  // gloo | nccl for a data-parallel run; null otherwise
+  // A data-parallel run's launcher (dist/env.h: "trainbench launch", "torchrun", "srun", ...) and its
+  // node count (world size / ranks per node); null and 1 otherwise, and in files written before them.
+  std::optional<std::string> dist_launcher;
+  int dist_nodes = 1;
   // `run --resume --force` with a journal of a different plan: what differed (the older records were kept
   // as they were). Null otherwise, and in files written before it existed.
   std::optional<std::string> resume_note;

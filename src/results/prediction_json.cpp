@@ -26,6 +26,21 @@ const std::vector<Field<LayerShare>>& layer_share_fields() {
   return fields;
 }
 
+const std::vector<Field<ScalingPoint>>& scaling_fields() {
+  using S = ScalingPoint;
+  static const std::vector<Field<S>> fields = {
+      member_field<S>("gpus", &S::gpus).range(1, 1 << 20),
+      member_field<S>("nodes", &S::nodes).range(1, 1 << 20),
+      member_field<S>("interconnect", &S::interconnect),
+      member_field<S>("step_time_s", &S::step_time_s).range(0, 1e9),
+      member_field<S>("throughput", &S::throughput).range(0, 1e15),
+      member_field<S>("efficiency", &S::efficiency).range(0, 1),
+      member_field<S>("allreduce_s", &S::allreduce_s).range(0, 1e9),
+      member_field<S>("exposed_s", &S::exposed_s).range(0, 1e9),
+  };
+  return fields;
+}
+
 const std::vector<Field<PredictionInfo>>& prediction_fields() {
   using P = PredictionInfo;
   constexpr double kMaxBytes = kMemorySizeBytes.hi;
@@ -51,6 +66,7 @@ const std::vector<Field<PredictionInfo>>& prediction_fields() {
       member_field<P>("largest_batch_low", &P::largest_batch_low).range(0, 1e12),
       member_field<P>("largest_batch_high", &P::largest_batch_high).range(0, 1e12),
       member_field<P>("notes", &P::notes),
+      items_field<P, ScalingPoint>("scaling", &P::scaling, &scaling_fields),
   };
   return fields;
 }

@@ -68,6 +68,19 @@ struct LayerShare {
   double share = 0.0;  // of the predicted step time
 };
 
+// A predicted step on several GPUs (`predict --gpus`, predict/scaling.h): data parallel, one replica per
+// GPU at the record's batch each, gradients all-reduced in a ring.
+struct ScalingPoint {
+  int gpus = 1;
+  int nodes = 1;
+  std::string interconnect;      // "nvlink4" or "nvlink4+8xib-ndr"
+  double step_time_s = 0.0;      // one step of every GPU: compute + exposed all-reduce
+  double throughput = 0.0;       // all GPUs together
+  double efficiency = 0.0;       // throughput / (gpus x one GPU's)
+  double allreduce_s = 0.0;      // the gradients' ring all-reduce
+  double exposed_s = 0.0;        // of it, what backward does not hide
+};
+
 // What a predicted record adds (`trainbench predict`, docs/prediction.md). The Record's throughput and
 // step_time_s.median are the prediction; this says how it was made and how far to trust it.
 struct PredictionInfo {
@@ -95,6 +108,7 @@ struct PredictionInfo {
   int64_t largest_batch_low = 0;
   int64_t largest_batch_high = 0;
   std::string notes;  // what the prediction assumed beyond the method (a missing figure, a fallback)
+  std::vector<ScalingPoint> scaling;  // `--gpus`: the step on each GPU count; empty otherwise
 };
 
 struct Record {
