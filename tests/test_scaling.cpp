@@ -188,7 +188,7 @@ TEST(Scaling, PredictGpusOnTheCommandLine) {
            {"--gpus 64 --link nvlink4", "give --network"},
            {"--gpus 64 --link nvlink4 --network 8xnvlink4", "is a link inside a node"},
            {"--gpus 8 --link nvlink9", "unknown --link 'nvlink9'"},
-           {"--gpus 0 --link nvlink4", "--gpus must be at least 1"},
+           {"--gpus 0 --link nvlink4", "bad --gpus 0"},
            {"--link nvlink4", "describe a cluster for --gpus"}}) {
     EXPECT_TRUE(refused(run_trainbench(base + args, dir), {fragment})) << args;
   }
