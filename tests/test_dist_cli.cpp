@@ -226,7 +226,7 @@ TEST(DistCli, BadTorchrunVariablesAreOneLineAndExitTwo) {
     std::string env, fragment;
   };
   for (const Bad& b :
-       {Bad{"", "--dist needs WORLD_SIZE"},
+       {Bad{"", "--dist needs a launcher's variables"},
         Bad{"RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1", "--dist needs MASTER_PORT"},
         Bad{"RANK=x WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", "RANK='x' is not a number"},
         Bad{"RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500", "RANK=2 is not below WORLD_SIZE=2"},
