@@ -47,7 +47,7 @@ def run_trainbench(exe, python, workload, world, threads, warmup, steps):
             "--no-store", "--format", "json", "-o", out]
         for k, v in params.items():
             cmd += ["--set", f"{k}={v}"]
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=clean_env(),
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=900,
                        cwd=d)
         with open(out) as f:
             b = json.load(f)["benchmarks"][0]
@@ -65,7 +65,7 @@ def run_ddp(python, workload, world, threads, warmup, steps):
         cmd += ["--set", f"{k}={v}"]
     env = clean_env()
     env["GLIBC_TUNABLES"] = TUNED_GLIBC
-    res = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    res = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, timeout=900)
     line = [x for x in res.stdout.splitlines() if x.startswith("{")][-1]
     return json.loads(line)["global_samples_s"]
 

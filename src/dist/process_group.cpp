@@ -1,5 +1,8 @@
 #include "dist/process_group.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -21,6 +24,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include "core/failure.h"
 #include "core/value_rules.h"
 
 namespace trainbench::dist {
@@ -54,6 +58,24 @@ StorePtr connect_store(const DistEnv& e, bool host, double timeout_s) {
   o.timeout = to_ms(timeout_s);
   // The server listens on every interface; `host` is where this process itself connects.
   StorePtr store = c10::make_intrusive<c10d::TCPStore>(e.master_addr, o);
+  if (e.agent_store) {
+    // The agent is torchrun's Python, whose torch may speak another store protocol than this LibTorch
+    // (a 1.13 client cannot talk to a 2.x agent's store: its first request breaks the connection).
+    try {  // each request trainbench makes of it, on a key of this rank's
+      const std::string key = "trainbench/probe/" + std::to_string(e.rank) + "/" + std::to_string(::getpid());
+      store->set(key, std::vector<uint8_t>{1});
+      store->wait({key}, to_ms(std::min(timeout_s, 30.0)));
+      (void)store->get(key);
+      (void)store->check({key});
+    } catch (const std::exception& ex) {
+      throw std::runtime_error(
+          "torchrun's agent store at " + e.master_addr + ":" + std::to_string(e.master_port) + " does not answer " +
+          "this trainbench (LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
+          std::to_string(TORCH_VERSION_MINOR) + ": " + first_line(ex.what()) + "); use the torchrun of " +
+          "a torch " + std::to_string(TORCH_VERSION_MAJOR) + ".x, or start torchrun with " +
+          "TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 so that rank 0 hosts the store");
+    }
+  }
   return e.store_prefix.empty() ? store : prefixed(e.store_prefix, std::move(store));
 }
 
