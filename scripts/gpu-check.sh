@@ -4,7 +4,7 @@
 # scripts/vendor-headers.sh), then runs list, the quick suite, resnet50 in every precision and with
 # TF32, an out-of-memory case, peak, the memory the card holds outside the caching allocator, memory and
 # maxbatch --memory-limit 4G for resnet18 and a 2-layer BERT, maxbatch for bert at seq 512 in bf16,
-# explain for mobilenet_v2, and the seed2019 suite in bf16; it checks the NVML function types
+# explain for mobilenet_v2, a one-rank NCCL case and NCCL all-reduces, and the seed2019 suite in bf16; it checks the NVML function types
 # against nvml.h where this machine has one (scripts/cuda-compile-check.sh), and ends with each
 # measured case's energy (energy.txt: J per sample and mean power, from NVML on the GPU). Every
 # results file, each step's output and a summary (steps.tsv: step, exit code, seconds) go under $OUT.
@@ -208,6 +208,11 @@ print(f"total {total} free {free} reserved {reserved} outside_allocator {total -
        --memory-limit 4G --max-time 2 --timeout 40 -o "$out/maxbatch-bert-4G.json"
   step tf32-on 25 "$exe" run --model resnet50 --batch 64 --tf32 on --device cuda --min-time 1 --max-time 2 \
        --timeout 20 -o "$out/tf32-on.json"
+  # Data parallel through NCCL on the one GPU (docs/distributed.md): a one-rank case and the all-reduce.
+  step nccl-one-rank 40 "$exe" launch --nproc 1 -- run --model resnet50 --batch 64 --device cuda --dist \
+    --dist-backend nccl --min-time 1 --max-time 2 --timeout 30 -o "$out/nccl-one-rank.json"
+  step nccl-allreduce 30 "$exe" launch --nproc 1 -- op allreduce:100K allreduce:64.5M --device cuda \
+    --min-time 0.5 --max-time 1
   step explain 60 "$exe" explain --model mobilenet_v2 --batch 64 --device cuda -o "$out/explain.json"
   step maxbatch-bert 75 "$exe" maxbatch --model bert --set seq=512 --precision bf16 --device cuda \
        --start 64 --max-batch 2048 --max-time 2 --timeout 40 -o "$out/maxbatch-bert.json"

@@ -81,6 +81,8 @@ int op_allreduce(const OpOptions& o) {
   ar.measure.min_steps = 5;
   ar.measure.min_time_s = o.min_time_s;
   ar.measure.max_time_s = o.max_time_s;
+  // The device picks the backend: NCCL (RCCL) for a GPU, one per local rank; Gloo on the CPU.
+  ar.dist.backend = resolve_device(o.device).is_gpu() ? "nccl" : "gloo";
   return cmd_dist_allreduce(ar);
 }
 
