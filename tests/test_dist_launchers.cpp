@@ -133,27 +133,36 @@ TEST(DistLaunchers, TorchrunOneNodeWithAndWithoutTheAgentStore) {
   }
 }
 
-// Two torchrun agents (two "nodes" of one rank each) meeting in a c10d rendezvous.
+// Two torchrun agents (two "nodes" of one rank each) meeting in a c10d rendezvous, with the agent's
+// store (where this LibTorch can talk to it) and without.
 TEST(DistLaunchers, TorchrunTwoNodesC10dRendezvous) {
   if (torchrun().empty()) GTEST_SKIP() << "no torchrun here (make setup TORCH=pip installs it; pip builds require it)";
-  const fs::path dir = temp_dir("launchers", "torchrun_nodes");
-  const std::string endpoint = "127.0.0.1:" + std::to_string(free_port());
-  std::string cmd = "cd " + dir.string() + "; ";  // not `&&`: the first `&` would take the cd into its subshell
-  for (int node = 0; node < 2; ++node) {
-    cmd += kClean + agent_store_setting() + "timeout -k 5 240 " + torchrun() + " --nnodes 2 --nproc-per-node 1 --rdzv-backend c10d " +
-           "--rdzv-endpoint " + endpoint + " --rdzv-id tb --no-python " + TRAINBENCH_EXE + " run" + kCases +
-           ",4 --dist --dist-timeout 60 --no-baseline" + kFast + " -o r" + std::to_string(node) + ".json > out" +
-           std::to_string(node) + ".txt 2> err" + std::to_string(node) + ".txt & ";
+  std::vector<std::string> settings = {"TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 "};
+  if (agent_store_setting().empty()) settings.push_back("");
+  for (const std::string& setting : settings) {
+    const fs::path dir = temp_dir("launchers", setting.empty() ? "torchrun_nodes_agent" : "torchrun_nodes");
+    const std::string endpoint = "127.0.0.1:" + std::to_string(free_port());
+    std::string cmd = "cd " + dir.string() + "; ";  // not `&&`: the first `&` would take the cd into its subshell
+    for (int node = 0; node < 2; ++node) {
+      const std::string n = std::to_string(node);
+      cmd += kClean + setting + "timeout -k 5 240 " + torchrun() + " --nnodes 2 --nproc-per-node 1 " +
+             "--rdzv-backend c10d --rdzv-endpoint " + endpoint + " --rdzv-id tb --no-python " + TRAINBENCH_EXE +
+             " run" + kCases + ",4 --dist --dist-timeout 60 --no-baseline" + kFast + " -o r" + n + ".json > out" + n +
+             ".txt 2> err" + n + ".txt & ";
+    }
+    cmd += "wait %1 && wait %2";
+    ASSERT_EQ(shell(cmd), 0) << setting << slurp(dir / "err0.txt") << slurp(dir / "err1.txt");
+    // One results file: only rank 0 writes, whichever node it landed on.
+    const bool on0 = fs::exists(dir / "r0.json");
+    ASSERT_NE(on0, fs::exists(dir / "r1.json")) << setting;
+    const ResultsFile f = read_results((dir / (on0 ? "r0.json" : "r1.json")).string());
+    EXPECT_EQ(f.context.dist_launcher, std::optional<std::string>("torchrun"));
+    EXPECT_EQ(f.context.dist_nodes, 2);
+    expect_same_records(f, launch_reference(), "torchrun --nnodes 2 " + setting);
+    for (const char* err : {"err0.txt", "err1.txt"}) {
+      EXPECT_EQ(slurp(dir / err).find("failed to bind"), std::string::npos) << slurp(dir / err);
+    }
   }
-  cmd += "wait %1 && wait %2";
-  ASSERT_EQ(shell(cmd), 0) << slurp(dir / "err0.txt") << slurp(dir / "err1.txt");
-  // One results file: only rank 0 writes, whichever node it landed on.
-  const bool on0 = fs::exists(dir / "r0.json");
-  ASSERT_NE(on0, fs::exists(dir / "r1.json"));
-  const ResultsFile f = read_results((dir / (on0 ? "r0.json" : "r1.json")).string());
-  EXPECT_EQ(f.context.dist_launcher, std::optional<std::string>("torchrun"));
-  EXPECT_EQ(f.context.dist_nodes, 2);
-  expect_same_records(f, launch_reference(), "torchrun --nnodes 2");
 }
 
 TEST(DistLaunchers, MpirunTwoRanks) {

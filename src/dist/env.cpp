@@ -127,7 +127,7 @@ const Launcher* mpi_or_slurm(const Get& get) {
 // The master: MASTER_ADDR and MASTER_PORT when set (required by the torchrun-style rows), else srun's
 // first host or, for an MPI job on one node, 127.0.0.1; the port then defaults to kDefaultMasterPort.
 void read_master(const Get& get, const Launcher& l, DistEnv& e) {
-  const bool torchrun_style = l.rank == kPlain.rank;
+  const bool torchrun_style = std::string(l.rank) == "RANK";
   if (has(get, "MASTER_ADDR")) {
     e.master_addr = get("MASTER_ADDR");
     if (e.master_addr.empty()) throw InputError("MASTER_ADDR is empty");
