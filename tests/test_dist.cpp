@@ -104,54 +104,97 @@ TEST(DistEnv, EachLauncherOfTheTableIsRead) {
   };
   const std::vector<Row> rows = {
       // torchrun, 2 nodes x 4: its agent names itself with TORCHELASTIC_RUN_ID and GROUP_RANK is the node.
-      {{{"TORCHELASTIC_RUN_ID", "j"}, {"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"},
-        {"LOCAL_WORLD_SIZE", "4"}, {"GROUP_RANK", "1"}, {"MASTER_ADDR", "n0"}, {"MASTER_PORT", "29400"}},
+      {{{"TORCHELASTIC_RUN_ID", "j"},
+        {"RANK", "5"},
+        {"WORLD_SIZE", "8"},
+        {"LOCAL_RANK", "1"},
+        {"LOCAL_WORLD_SIZE", "4"},
+        {"GROUP_RANK", "1"},
+        {"MASTER_ADDR", "n0"},
+        {"MASTER_PORT", "29400"}},
        {"torchrun", 5, 8, 1, 4, 1, "n0", 29400}},
       // torchrun started by srun (one agent per node): torchrun's variables win over the agent's task's.
-      {{{"TORCHELASTIC_RUN_ID", "j"}, {"RANK", "6"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "2"},
-        {"LOCAL_WORLD_SIZE", "4"}, {"MASTER_ADDR", "n0"}, {"MASTER_PORT", "1"}, {"SLURM_PROCID", "1"},
-        {"SLURM_STEP_ID", "0"}, {"SLURM_NTASKS", "2"}},
+      {{{"TORCHELASTIC_RUN_ID", "j"},
+        {"RANK", "6"},
+        {"WORLD_SIZE", "8"},
+        {"LOCAL_RANK", "2"},
+        {"LOCAL_WORLD_SIZE", "4"},
+        {"MASTER_ADDR", "n0"},
+        {"MASTER_PORT", "1"},
+        {"SLURM_PROCID", "1"},
+        {"SLURM_STEP_ID", "0"},
+        {"SLURM_NTASKS", "2"}},
        {"torchrun", 6, 8, 2, 4, 1, "n0", 1}},
-      {{{"TRAINBENCH_LAUNCH", "1"}, {"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
-        {"LOCAL_WORLD_SIZE", "2"}, {"GROUP_RANK", "1"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "7"}},
+      {{{"TRAINBENCH_LAUNCH", "1"},
+        {"RANK", "3"},
+        {"WORLD_SIZE", "4"},
+        {"LOCAL_RANK", "1"},
+        {"LOCAL_WORLD_SIZE", "2"},
+        {"GROUP_RANK", "1"},
+        {"MASTER_ADDR", "h"},
+        {"MASTER_PORT", "7"}},
        {"trainbench launch", 3, 4, 1, 2, 1, "h", 7}},
       // A PyTorchJob pod: one rank per pod, no LOCAL_ variables.
-      {{{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}, {"RANK", "2"}, {"WORLD_SIZE", "3"},
-        {"MASTER_ADDR", "job-master-0"}, {"MASTER_PORT", "23456"}},
+      {{{"KUBERNETES_SERVICE_HOST", "10.96.0.1"},
+        {"RANK", "2"},
+        {"WORLD_SIZE", "3"},
+        {"MASTER_ADDR", "job-master-0"},
+        {"MASTER_PORT", "23456"}},
        {"PyTorchJob", 2, 3, 0, 1, 2, "job-master-0", 23456}},
       // srun -N 3 --ntasks-per-node 2 on nodes gpu[007-009]: task 3 is node 1's second.
-      {{{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "6"}, {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "1"},
-        {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_TASKS_PER_NODE", "2(x3)"}, {"SLURM_STEP_NODELIST", "gpu[007-009]"}},
+      {{{"SLURM_PROCID", "3"},
+        {"SLURM_NTASKS", "6"},
+        {"SLURM_LOCALID", "1"},
+        {"SLURM_NODEID", "1"},
+        {"SLURM_STEP_ID", "0"},
+        {"SLURM_STEP_TASKS_PER_NODE", "2(x3)"},
+        {"SLURM_STEP_NODELIST", "gpu[007-009]"}},
        {"srun", 3, 6, 1, 2, 1, "gpu007", 29500}},
       // srun -n 5 over two nodes as 3 + 2, MASTER_PORT from the batch script; the node list of the job.
-      {{{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "5"}, {"SLURM_LOCALID", "1"}, {"SLURM_NODEID", "1"},
-        {"SLURM_STEPID", "2"}, {"SLURM_TASKS_PER_NODE", "3,2"}, {"SLURM_JOB_NODELIST", "a-[1-2]-ib,b"},
+      {{{"SLURM_PROCID", "4"},
+        {"SLURM_NTASKS", "5"},
+        {"SLURM_LOCALID", "1"},
+        {"SLURM_NODEID", "1"},
+        {"SLURM_STEPID", "2"},
+        {"SLURM_TASKS_PER_NODE", "3,2"},
+        {"SLURM_JOB_NODELIST", "a-[1-2]-ib,b"},
         {"MASTER_PORT", "12345"}},
        {"srun", 4, 5, 1, 2, 1, "a-1-ib", 12345}},
       // mpirun -np 2 on one node (inside a SLURM allocation: its variables are the daemons', not the ranks').
-      {{{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}, {"SLURM_PROCID", "0"}, {"SLURM_STEP_ID", "0"}},
+      {{{"OMPI_COMM_WORLD_RANK", "1"},
+        {"OMPI_COMM_WORLD_SIZE", "2"},
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+        {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+        {"SLURM_PROCID", "0"},
+        {"SLURM_STEP_ID", "0"}},
        {"mpirun (Open MPI)", 1, 2, 1, 2, 0, "127.0.0.1", 29500}},
-      {{{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "8"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-        {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}, {"MASTER_ADDR", "node1"}},
+      {{{"OMPI_COMM_WORLD_RANK", "5"},
+        {"OMPI_COMM_WORLD_SIZE", "8"},
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+        {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
+        {"MASTER_ADDR", "node1"}},
        {"mpirun (Open MPI)", 5, 8, 1, 4, 1, "node1", 29500}},
       {{{"PMI_RANK", "1"}, {"PMI_SIZE", "2"}, {"MPI_LOCALRANKID", "1"}, {"MPI_LOCALNRANKS", "2"}},
        {"mpiexec (MPICH)", 1, 2, 1, 2, 0, "127.0.0.1", 29500}},
       // RANK/WORLD_SIZE by hand next to mpirun's, agreeing.
-      {{{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "3"},
-        {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}},
+      {{{"RANK", "1"},
+        {"WORLD_SIZE", "2"},
+        {"MASTER_ADDR", "127.0.0.1"},
+        {"MASTER_PORT", "3"},
+        {"OMPI_COMM_WORLD_RANK", "1"},
+        {"OMPI_COMM_WORLD_SIZE", "2"}},
        {"RANK/WORLD_SIZE", 1, 2, 1, 2, 0, "127.0.0.1", 3}},
   };
   for (const Row& row : rows) {
     std::string vars;
     for (const auto& [k, v] : row.vars) vars += k + "=" + v + " ";
     const dist::DistEnv e = env_of(row.vars);
-    const Want got{e.launcher, e.rank, e.world_size, e.local_rank, e.local_world_size, e.node_rank, e.master_addr,
-                   e.master_port};
+    const Want got{e.launcher,         e.rank,      e.world_size,  e.local_rank,
+                   e.local_world_size, e.node_rank, e.master_addr, e.master_port};
     EXPECT_EQ(got.launcher, row.want.launcher) << vars;
     EXPECT_EQ(std::vector<int>({got.rank, got.world, got.local_rank, got.local_world, got.node, got.port}),
-              std::vector<int>({row.want.rank, row.want.world, row.want.local_rank, row.want.local_world,
-                                row.want.node, row.want.port}))
+              std::vector<int>({row.want.rank, row.want.world, row.want.local_rank, row.want.local_world, row.want.node,
+                                row.want.port}))
         << vars;
     EXPECT_EQ(got.master, row.want.master) << vars;
     EXPECT_FALSE(e.agent_store) << vars;
@@ -161,9 +204,9 @@ TEST(DistEnv, EachLauncherOfTheTableIsRead) {
 
 // torchrun's agent hosts the store (every rank a client) and restarts count attempts (a key prefix each).
 TEST(DistEnv, TorchrunAgentStoreAndRestarts) {
-  std::map<std::string, std::string> v = {{"TORCHELASTIC_RUN_ID", "x"}, {"RANK", "0"}, {"WORLD_SIZE", "2"},
-                                          {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"},
-                                          {"MASTER_PORT", "5"}};
+  std::map<std::string, std::string> v = {
+      {"TORCHELASTIC_RUN_ID", "x"}, {"RANK", "0"},        {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"},
+      {"LOCAL_WORLD_SIZE", "2"},    {"MASTER_ADDR", "h"}, {"MASTER_PORT", "5"}};
   EXPECT_FALSE(env_of(v).agent_store);
   EXPECT_EQ(env_of(v).store_prefix, "");
   v["TORCHELASTIC_USE_AGENT_STORE"] = "True";
@@ -183,31 +226,47 @@ TEST(DistEnv, SlurmListsAreParsed) {
   EXPECT_EQ(dist::first_slurm_host("gpu[003-010,12],login1", "L"), "gpu003");
   EXPECT_EQ(dist::first_slurm_host("rack[2,4]-n[1-3]", "L"), "rack2-n1");
   EXPECT_EQ(dist::first_slurm_host("a,b", "L"), "a");
-  for (const char* bad : {"", "gpu[", "gpu[x-1]", "]a", "gpu[]"}) EXPECT_THROW(dist::first_slurm_host(bad, "L"), InputError) << bad;
+  for (const char* bad : {"", "gpu[", "gpu[x-1]", "]a", "gpu[]"})
+    EXPECT_THROW(dist::first_slurm_host(bad, "L"), InputError) << bad;
   EXPECT_EQ(dist::slurm_tasks_on_node("2(x3),1", 0, "T"), 2);
   EXPECT_EQ(dist::slurm_tasks_on_node("2(x3),1", 2, "T"), 2);
   EXPECT_EQ(dist::slurm_tasks_on_node("2(x3),1", 3, "T"), 1);
   EXPECT_EQ(dist::slurm_tasks_on_node("4", 0, "T"), 4);
   EXPECT_THROW(dist::slurm_tasks_on_node("2(x3),1", 4, "T"), InputError);
-  for (const char* bad : {"", "x", "2(x", "2(3)", "2(x3"}) EXPECT_THROW(dist::slurm_tasks_on_node(bad, 0, "T"), InputError) << bad;
+  for (const char* bad : {"", "x", "2(x", "2(3)", "2(x3"})
+    EXPECT_THROW(dist::slurm_tasks_on_node(bad, 0, "T"), InputError) << bad;
 }
 
 // Contradicting or incomplete launchers' variables: one line naming them.
 TEST(DistEnv, ContradictionsNameTheVariables) {
   expect_env_error({}, "--dist needs a launcher's variables");
-  expect_env_error({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"},
-                    {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}},
+  expect_env_error({{"RANK", "0"},
+                    {"WORLD_SIZE", "2"},
+                    {"MASTER_ADDR", "h"},
+                    {"MASTER_PORT", "1"},
+                    {"OMPI_COMM_WORLD_RANK", "1"},
+                    {"OMPI_COMM_WORLD_SIZE", "2"}},
                    "RANK=0 and OMPI_COMM_WORLD_RANK=1 disagree");
-  expect_env_error({{"RANK", "0"}, {"WORLD_SIZE", "4"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "1"},
-                    {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}},
+  expect_env_error({{"RANK", "0"},
+                    {"WORLD_SIZE", "4"},
+                    {"MASTER_ADDR", "h"},
+                    {"MASTER_PORT", "1"},
+                    {"SLURM_PROCID", "0"},
+                    {"SLURM_NTASKS", "2"},
+                    {"SLURM_STEP_ID", "0"}},
                    "WORLD_SIZE=4 and SLURM_NTASKS=2 disagree");
   expect_env_error({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_JOB_NODELIST", "a"}}, "no SLURM_STEP_ID");
   expect_env_error({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}},
                    "SLURM_STEP_NODELIST or SLURM_JOB_NODELIST");
   expect_env_error({{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_ID", "0"}, {"SLURM_JOB_NODELIST", "a"}},
                    "SLURM_PROCID=2 is not below SLURM_NTASKS=2");
-  expect_env_error({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "4"}, {"SLURM_STEP_ID", "0"}, {"SLURM_NODEID", "0"},
-                    {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"}, {"SLURM_LOCALID", "2"}, {"SLURM_JOB_NODELIST", "a"}},
+  expect_env_error({{"SLURM_PROCID", "1"},
+                    {"SLURM_NTASKS", "4"},
+                    {"SLURM_STEP_ID", "0"},
+                    {"SLURM_NODEID", "0"},
+                    {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
+                    {"SLURM_LOCALID", "2"},
+                    {"SLURM_JOB_NODELIST", "a"}},
                    "SLURM_LOCALID=2 is not below");
   expect_env_error({{"OMPI_COMM_WORLD_RANK", "0"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}},
                    "set MASTER_ADDR");

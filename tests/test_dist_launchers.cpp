@@ -69,9 +69,10 @@ void expect_same_records(const ResultsFile& got, const ResultsFile& want, const 
 const ResultsFile& launch_reference() {
   static const ResultsFile f = [] {
     const fs::path dir = temp_dir("launchers", "reference");
-    const CmdResult r = run_trainbench("launch --nproc 2 -- run" + kCases + ",4 --dist --dist-timeout 60 --no-baseline" +
-                                           kFast + " -o " + (dir / "r.json").string(),
-                                       dir, RunWith{"-u RANK -u WORLD_SIZE -u TORCHELASTIC_RUN_ID", 240});
+    const CmdResult r =
+        run_trainbench("launch --nproc 2 -- run" + kCases + ",4 --dist --dist-timeout 60 --no-baseline" + kFast +
+                           " -o " + (dir / "r.json").string(),
+                       dir, RunWith{"-u RANK -u WORLD_SIZE -u TORCHELASTIC_RUN_ID", 240});
     EXPECT_EQ(r.code, 0) << r.err;
     return read_results((dir / "r.json").string());
   }();

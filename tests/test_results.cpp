@@ -425,7 +425,9 @@ TEST(ResultsFile, WrittenKeysAreExactlyTheDocumentedSchema) {
                                                           "gpu_driver_version",
                                                           "gpu_runtime_version",
                                                           "world_size",
-                                                          "dist_backend", "dist_launcher", "dist_nodes",
+                                                          "dist_backend",
+                                                          "dist_launcher",
+                                                          "dist_nodes",
                                                           "resume_note",
                                                           "cuda_build_version",
                                                           "nccl_version"}));

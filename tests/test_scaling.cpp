@@ -167,7 +167,8 @@ TEST(Scaling, PredictGpusOnTheCommandLine) {
   const auto dir = temp_dir("scaling", "cli");
   const CmdResult r = run_trainbench(
       "predict --model convnet --set channels=4 --set depth=1 --set image=8 --batch 2 --on h100-sxm "
-      "--gpus 1,8,64 --link nvlink4 --network 8xib-ndr -o " + (dir / "p.json").string(),
+      "--gpus 1,8,64 --link nvlink4 --network 8xib-ndr -o " +
+          (dir / "p.json").string(),
       dir);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("all-reduce ms"), std::string::npos) << r.out;

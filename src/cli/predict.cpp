@@ -368,7 +368,8 @@ int cmd_predict(const PredictFlags& o) {
     std::vector<std::pair<std::string, const ScalingPoint*>> scaled;
     for (const auto& r : out.benchmarks)
       for (const auto& p : r.prediction->scaling)
-        scaled.emplace_back(fmt::format("{} {}:b{}:{}", r.prediction->device_id, r.model, r.batch_size, r.precision), &p);
+        scaled.emplace_back(fmt::format("{} {}:b{}:{}", r.prediction->device_id, r.model, r.batch_size, r.precision),
+                            &p);
     if (!scaled.empty()) std::cout << "\n" << predict::scaling_table(scaled);
     std::cout << fmt::format(
         "Predicted, not measured ({}; constants {}): the interval is ±{:.0f}%; memory is the step's tensors in the "

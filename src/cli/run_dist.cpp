@@ -161,8 +161,8 @@ void DistRun::end_case(size_t index, Record& r) {
       store_->wait({key(index, "ended/" + std::to_string(q))}, as_milliseconds(flags_.timeout_s + 5.0));
       ended = text_of(store_->get(key(index, "ended/" + std::to_string(q))));
     } catch (const std::exception&) {
-      ended = "rank " + std::to_string(q) + " did not end the case within " + fmt::format("{}", flags_.timeout_s + 5.0) +
-              " s (--dist-timeout + 5): its node or its runner was lost";
+      ended = "rank " + std::to_string(q) + " did not end the case within " +
+              fmt::format("{}", flags_.timeout_s + 5.0) + " s (--dist-timeout + 5): its node or its runner was lost";
       if (lost_.empty()) lost_ = "rank " + std::to_string(q) + " was lost in case " + std::to_string(index + 1);
     }
     if (ended == "ok" || r.error.find(ended) != std::string::npos) continue;

@@ -134,7 +134,7 @@ void read_master(const Get& get, const Launcher& l, DistEnv& e) {
   } else if (torchrun_style) {
     throw InputError(std::string("--dist needs MASTER_ADDR in the environment (") + l.name + " sets it)");
   } else if (&l == &kSrun) {
-    const char* list = has(get, "SLURM_STEP_NODELIST") ? "SLURM_STEP_NODELIST"
+    const char* list = has(get, "SLURM_STEP_NODELIST")  ? "SLURM_STEP_NODELIST"
                        : has(get, "SLURM_JOB_NODELIST") ? "SLURM_JOB_NODELIST"
                                                         : nullptr;
     if (list == nullptr) throw InputError("srun set no SLURM_STEP_NODELIST or SLURM_JOB_NODELIST: set MASTER_ADDR");
@@ -250,7 +250,8 @@ DistEnv dist_env_from(const Get& get) {
   read_master(get, *l, e);
   if ((l == &kTorchrun || l == &kLaunch) && has(get, "GROUP_RANK")) e.node_rank = number(get, "GROUP_RANK", 0, 1 << 20);
   if (l == &kTorchrun) {
-    e.agent_store = has(get, "TORCHELASTIC_USE_AGENT_STORE") && std::string(get("TORCHELASTIC_USE_AGENT_STORE")) == "True";
+    e.agent_store =
+        has(get, "TORCHELASTIC_USE_AGENT_STORE") && std::string(get("TORCHELASTIC_USE_AGENT_STORE")) == "True";
     if (has(get, "TORCHELASTIC_RESTART_COUNT")) {
       e.store_prefix = "attempt_" + std::to_string(number(get, "TORCHELASTIC_RESTART_COUNT", 0, 1 << 20)) + "/";
     }

@@ -133,9 +133,16 @@ std::pair<std::string, int> resolve_master(const LaunchOptions& o) {
 // This process's environment without the torchrun variables, then the ones of local worker `local`.
 std::vector<std::string> worker_env(const LaunchOptions& o, int local, const std::pair<std::string, int>& master) {
   std::vector<std::string> env;
-  static const char* const kOwn[] = {"RANK=",       "WORLD_SIZE=",  "LOCAL_RANK=",  "LOCAL_WORLD_SIZE=",
-                                     "GROUP_RANK=", "MASTER_ADDR=", "MASTER_PORT=", "TORCHELASTIC_RUN_ID=",
-                                     "TORCHELASTIC_USE_AGENT_STORE=", "TORCHELASTIC_RESTART_COUNT=",
+  static const char* const kOwn[] = {"RANK=",
+                                     "WORLD_SIZE=",
+                                     "LOCAL_RANK=",
+                                     "LOCAL_WORLD_SIZE=",
+                                     "GROUP_RANK=",
+                                     "MASTER_ADDR=",
+                                     "MASTER_PORT=",
+                                     "TORCHELASTIC_RUN_ID=",
+                                     "TORCHELASTIC_USE_AGENT_STORE=",
+                                     "TORCHELASTIC_RESTART_COUNT=",
                                      "TRAINBENCH_LAUNCH="};
   for (char** e = environ; *e != nullptr; ++e) {
     bool ours = false;

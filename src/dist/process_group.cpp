@@ -68,12 +68,12 @@ StorePtr connect_store(const DistEnv& e, bool host, double timeout_s) {
       (void)store->get(key);
       (void)store->check({key});
     } catch (const std::exception& ex) {
-      throw std::runtime_error(
-          "torchrun's agent store at " + e.master_addr + ":" + std::to_string(e.master_port) + " does not answer " +
-          "this trainbench (LibTorch " + std::to_string(TORCH_VERSION_MAJOR) + "." +
-          std::to_string(TORCH_VERSION_MINOR) + ": " + first_line(ex.what()) + "); use the torchrun of " +
-          "a torch " + std::to_string(TORCH_VERSION_MAJOR) + ".x, or start torchrun with " +
-          "TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 so that rank 0 hosts the store");
+      throw std::runtime_error("torchrun's agent store at " + e.master_addr + ":" + std::to_string(e.master_port) +
+                               " does not answer " + "this trainbench (LibTorch " +
+                               std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + ": " +
+                               first_line(ex.what()) + "); use the torchrun of " + "a torch " +
+                               std::to_string(TORCH_VERSION_MAJOR) + ".x, or start torchrun with " +
+                               "TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 so that rank 0 hosts the store");
     }
   }
   return e.store_prefix.empty() ? store : prefixed(e.store_prefix, std::move(store));

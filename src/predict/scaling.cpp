@@ -44,7 +44,8 @@ ScalingAnswer scale_step(const SingleStep& one, const Cluster& c) {
   if (c.gpus_per_node < 1) throw InputError("--gpus-per-node must be at least 1");
   if (one.micro_batches < 1) throw InputError("micro-batches must be at least 1");
   const Link& intra = find_link(c.intra, "--link");
-  if (intra.between_nodes) throw InputError("--link " + c.intra + " joins nodes, not the GPUs of one node: use --network");
+  if (intra.between_nodes)
+    throw InputError("--link " + c.intra + " joins nodes, not the GPUs of one node: use --network");
   const bool nodes = c.gpus > c.gpus_per_node;
   // The ring's slowest hop: inside a node, the GPU's link; between nodes, the node's ports shared by its GPUs.
   double gbps = intra.gbps;

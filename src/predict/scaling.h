@@ -11,9 +11,9 @@ namespace trainbench::predict {
 
 // One interconnect: the bandwidth each GPU can send at (one direction), with its public source.
 struct Link {
-  std::string id;       // "nvlink3", "ib-hdr", "pcie4"
-  std::string name;     // "NVLink 3 (A100): 12 links x 25 GB/s"
-  double gbps = 0.0;    // GB/s per GPU (within a node) or per port (between nodes), one direction
+  std::string id;          // "nvlink3", "ib-hdr", "pcie4"
+  std::string name;        // "NVLink 3 (A100): 12 links x 25 GB/s"
+  double gbps = 0.0;       // GB/s per GPU (within a node) or per port (between nodes), one direction
   double latency_s = 0.0;  // per ring step
   bool between_nodes = false;
   std::string source;
@@ -40,10 +40,10 @@ struct Cluster {
 
 // One step of one GPU: what the step does without communication.
 struct SingleStep {
-  double compute_s = 0.0;       // one optimizer step on one GPU (all its micro-batches), no all-reduce
+  double compute_s = 0.0;             // one optimizer step on one GPU (all its micro-batches), no all-reduce
   double backward_share = 2.0 / 3.0;  // of the last micro-batch's compute: backward (hides communication)
-  int micro_batches = 1;        // gradient accumulation: one all-reduce per optimizer step
-  double gradient_bytes = 0.0;  // all-reduced per optimizer step
+  int micro_batches = 1;              // gradient accumulation: one all-reduce per optimizer step
+  double gradient_bytes = 0.0;        // all-reduced per optimizer step
 };
 
 struct ScalingAnswer {

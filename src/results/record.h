@@ -73,12 +73,12 @@ struct LayerShare {
 struct ScalingPoint {
   int gpus = 1;
   int nodes = 1;
-  std::string interconnect;      // "nvlink4" or "nvlink4+8xib-ndr"
-  double step_time_s = 0.0;      // one step of every GPU: compute + exposed all-reduce
-  double throughput = 0.0;       // all GPUs together
-  double efficiency = 0.0;       // throughput / (gpus x one GPU's)
-  double allreduce_s = 0.0;      // the gradients' ring all-reduce
-  double exposed_s = 0.0;        // of it, what backward does not hide
+  std::string interconnect;  // "nvlink4" or "nvlink4+8xib-ndr"
+  double step_time_s = 0.0;  // one step of every GPU: compute + exposed all-reduce
+  double throughput = 0.0;   // all GPUs together
+  double efficiency = 0.0;   // throughput / (gpus x one GPU's)
+  double allreduce_s = 0.0;  // the gradients' ring all-reduce
+  double exposed_s = 0.0;    // of it, what backward does not hide
 };
 
 // What a predicted record adds (`trainbench predict`, docs/prediction.md). The Record's throughput and
