@@ -86,11 +86,14 @@ std::string torchrun() {
 
 // The major version of the torch whose torchrun the tests use (its Python's, beside it).
 int torchrun_major() {
-  const fs::path python = fs::path(torchrun()).parent_path() / "python";
-  const fs::path out = temp_dir("launchers", "version") / "v.txt";
-  shell(python.string() + " -c 'import torch; print(torch.__version__.split(\".\")[0])' > " + out.string());
-  const std::string v = slurp(out);
-  return v.empty() ? 0 : std::stoi(v);
+  static const int major = [] {  // asked once: importing torch takes seconds
+    const fs::path python = fs::path(torchrun()).parent_path() / "python";
+    const fs::path out = temp_dir("launchers", "version") / "v.txt";
+    shell(python.string() + " -c 'import torch; print(torch.__version__.split(\".\")[0])' > " + out.string());
+    const std::string v = slurp(out);
+    return v.empty() ? 0 : std::stoi(v);
+  }();
+  return major;
 }
 
 // Under a LibTorch older than the torchrun's, rank 0 hosts the store (see the test below).
