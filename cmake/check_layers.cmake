@@ -1,13 +1,17 @@
 # The layering rule of docs/architecture.md, checked at build time: every `#include "M/..."` in a
 # module's files names the module itself or one of the modules it declares (trainbench_module's DEPS).
-# cmake -DMODULE=runner -DALLOWED=core,data,... -DSOURCE_DIR=.../src [-DSTAMP=file] -P check_layers.cmake
+# cmake -DMODULE=runner -DALLOWED=core,data,... -DSOURCE_DIR=.../src [-DFILES=a.cpp,b.h] [-DSTAMP=file] -P check_layers.cmake
 # (ALLOWED: every module below MODULE, its declared DEPS and theirs, comma-separated).
 # Exit status non-zero (and one line per wrong include) when a file includes a module above it.
 if(NOT MODULE OR NOT SOURCE_DIR)
   message(FATAL_ERROR "check_layers.cmake: MODULE and SOURCE_DIR are required")
 endif()
 string(REPLACE "," ";" ALLOWED "${ALLOWED}")
-file(GLOB_RECURSE files "${SOURCE_DIR}/${MODULE}/*.h" "${SOURCE_DIR}/${MODULE}/*.cpp")
+if(FILES)  # a part of a folder: its own files (comma-separated paths)
+  string(REPLACE "," ";" files "${FILES}")
+else()
+  file(GLOB_RECURSE files "${SOURCE_DIR}/${MODULE}/*.h" "${SOURCE_DIR}/${MODULE}/*.cpp")
+endif()
 file(GLOB module_dirs LIST_DIRECTORIES true "${SOURCE_DIR}/*")
 set(modules "")
 foreach(d IN LISTS module_dirs)

@@ -128,7 +128,7 @@ if [[ -n $carried ]]; then
     cat "$out/carried-version.txt" | tee -a "$log" >&2
   else
     say "the carried program does not start here (see carried-version.txt): building"
-    ldd "$carried" > "$out/carried-ldd.txt" 2>&1
+    ldd "$carried" "$(dirname "$carried")/trainbench-torch" > "$out/carried-ldd.txt" 2>&1
   fi
 fi
 if [[ -z $exe ]]; then

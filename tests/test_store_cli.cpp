@@ -55,6 +55,45 @@ fs::path variant(const fs::path& dir, int i, size_t cases = 0) {
   return p;
 }
 
+// `trainbench` itself loads no LibTorch (a ctest checks its ldd): store and devices run in it, every
+// other command in trainbench-torch beside it. Copied alone into a folder, without trainbench-torch, the
+// program still lists, shows and exports a store's runs and lists the catalogue, while `run` says in one
+// line that the program it hands training to is missing. (Handing `store` over too fails here.)
+TEST(StoreCli, StoreAndDevicesRunInTheProgramThatLoadsNoLibTorch) {
+  const fs::path dir = temp_dir("storecli", "front");
+  const fs::path alone = dir / "alone" / "trainbench";
+  fs::create_directories(alone.parent_path());
+  fs::copy_file(TRAINBENCH_EXE, alone);
+  const fs::path store = dir / "s.sqlite";
+  const auto front = [&](const std::string& args) {
+    CmdResult r;
+    r.code = shell(alone.string() + " " + args + " > " + (dir / "o.txt").string() + " 2> " + (dir / "e.txt").string() +
+                   " < /dev/null");
+    r.out = slurp(dir / "o.txt");
+    r.err = slurp(dir / "e.txt");
+    return r;
+  };
+  CmdResult r = front("store import " + kData + "/report_cpu.json --store " + store.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = front("store list --format json --store " + store.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).size(), 1u) << r.out;
+  r = front("store export 1 --store " + store.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["benchmarks"].size(),
+            read_results(kData + "/report_cpu.json").benchmarks.size());
+  r = front("devices --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out).empty());
+  EXPECT_TRUE(refused(front("store list --store ''"), {"--store"}));
+  r = front("run --case convnet:b2:fp32:nchw:cpu");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("cannot start " + (alone.parent_path() / "trainbench-torch").string()), std::string::npos)
+      << r.err;
+  fs::remove_all(dir);
+}
+
 TEST(StoreCli, ARunIsKeptAndExportsToItsOwnResultsFile) {
   const fs::path dir = temp_dir("storecli", "kept");
   const fs::path store = dir / "s.sqlite", out = dir / "r.json";

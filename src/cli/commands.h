@@ -1,5 +1,6 @@
 // Subcommands of the trainbench command line. Each returns the process exit code.
 #pragma once
+#include <string>
 
 namespace trainbench::cli {
 
@@ -8,5 +9,8 @@ constexpr int kExitFailure = 1;   // a case failed or something went wrong at ru
 constexpr int kExitBadInput = 2;  // the user's input was wrong; nothing ran
 
 int main_entry(int argc, char** argv);
+
+// Prints "trainbench: error: <what>" as one line on stderr; returns the bad-input exit code.
+int bad_input(const std::string& what);
 
 }  // namespace trainbench::cli

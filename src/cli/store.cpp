@@ -9,7 +9,9 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "cli/options.h"
+#include "cli/store_flags.h"
+#include "core/subprocess.h"
+#include "core/value_rules.h"
 #include "results/printer.h"
 #include "results/text_table.h"
 #include "store/store.h"

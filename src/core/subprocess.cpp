@@ -17,6 +17,10 @@
 namespace trainbench {
 namespace {
 
+volatile sig_atomic_t g_interrupted = 0;
+
+void on_signal(int sig) { g_interrupted = sig; }  // SIGINT or SIGTERM, both non-zero
+
 // Both ends close on exec: the child keeps only what it dup2()s onto 2 and 3.
 void make_pipe(int fds[2]) {
   if (pipe2(fds, O_CLOEXEC) != 0)
@@ -187,5 +191,18 @@ std::string last_nonempty_line(const std::string& text) {
 }
 
 std::string signal_name(int sig) { return "signal " + std::to_string(sig) + " (" + strsignal(sig) + ")"; }
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR so the parent reacts at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool interrupt_requested() { return g_interrupted != 0; }
+
+int interrupt_exit_code() { return 128 + (g_interrupted != 0 ? static_cast<int>(g_interrupted) : SIGINT); }
 
 }  // namespace trainbench

@@ -69,4 +69,10 @@ std::string last_nonempty_line(const std::string& text);
 // "signal 9 (Killed)": how an exit by a signal is named in messages.
 std::string signal_name(int sig);
 
+// Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
+void install_interrupt_handlers();
+bool interrupt_requested();
+// The shell's code for the signal that interrupted: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
+int interrupt_exit_code();
+
 }  // namespace trainbench

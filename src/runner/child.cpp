@@ -18,10 +18,6 @@
 namespace trainbench {
 namespace {
 
-volatile sig_atomic_t g_interrupted = 0;
-
-void on_signal(int sig) { g_interrupted = sig; }  // SIGINT or SIGTERM, both non-zero
-
 std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -32,25 +28,12 @@ std::string describe_exit(int status) {
 
 }  // namespace
 
-void install_interrupt_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: poll() returns EINTR so the parent reacts at once
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-
-bool interrupt_requested() { return g_interrupted != 0; }
-
-int interrupt_exit_code() { return 128 + (g_interrupted != 0 ? static_cast<int>(g_interrupted) : SIGINT); }
-
 namespace {
 
 // The outcome of an ended child from what it wrote and its exit status.
 ChildOutcome outcome_of(const Captured& o, double timeout_s, ChildOutcome out) {
   const int status = o.status;
-  if ((o.stopped || g_interrupted) && !o.timed_out) {
+  if ((o.stopped || interrupt_requested()) && !o.timed_out) {
     out.interrupted = true;
     out.failure = "interrupted";
     return out;
@@ -87,7 +70,7 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s,
     SpawnSpec spec;
     spec.args = args;
     captured = run_captured(spec, timeout_s, [&](pid_t pid) {
-      if (g_interrupted != 0) return true;
+      if (interrupt_requested()) return true;
       if (give_up) given_up = give_up(pid);
       return !given_up.empty();
     });
@@ -96,7 +79,7 @@ ChildOutcome run_child(const std::vector<std::string>& args, double timeout_s,
     return out;
   }
   out.wall_s = captured.wall_s;
-  if (!given_up.empty() && g_interrupted == 0) {
+  if (!given_up.empty() && !interrupt_requested()) {
     out.failure = given_up;
     return out;
   }

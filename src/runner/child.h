@@ -50,10 +50,6 @@ struct CaseChild {
 // Record saying why there is none (crash, timeout). Sets *interrupted (no Record then) on Ctrl-C.
 Record run_case_isolated(const Case& c, const CaseChild& child, bool* interrupted);
 
-// Installs SIGINT/SIGTERM handlers so a running child is killed and the caller can save what it has.
-void install_interrupt_handlers();
-bool interrupt_requested();
-// The shell's code for the signal that interrupted: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
-int interrupt_exit_code();
+// install_interrupt_handlers, interrupt_requested, interrupt_exit_code: core/subprocess.h.
 
 }  // namespace trainbench
