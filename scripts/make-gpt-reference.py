@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/data/gpt2_reference.json: the logits of a tiny GPT-2 computed by an independent forward
-written here with numpy alone (float64), for tests/test_gpt.cpp to compare models::Gpt against. Needs only
+written here with numpy alone (float64), for tests/workloads/test_gpt.cpp to compare models::Gpt against. Needs only
 numpy (no torch, no transformers):
 
     python3 scripts/make-gpt-reference.py [OUT_FILE]

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes tests/data/llama_reference.json: the logits of two tiny Llama-architecture decoders computed by an
-independent forward written here with numpy alone (float64), for tests/test_llama.cpp to compare
+independent forward written here with numpy alone (float64), for tests/workloads/test_llama.cpp to compare
 models::Llama against. Needs only numpy (no torch, no transformers):
 
     python3 scripts/make-llama-reference.py [OUT_FILE]

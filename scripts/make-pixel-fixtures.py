@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the pixel fixtures of tests/test_pixels.cpp into tests/data/pixels: three JPEGs of odd sizes
+"""Writes the pixel fixtures of tests/data/test_pixels.cpp into tests/data/pixels: three JPEGs of odd sizes
 and, for given crop boxes and flips, the pixels torchvision's training transform makes of them, so the
 tests and CI need no Python. Run with a Python that has numpy, Pillow and torchvision (the pip build's
 venv has them after `make bench TORCH=pip`):

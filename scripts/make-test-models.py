@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the TorchScript fixtures of tests/test_torchscript.cpp into tests/data (a few KB each), so the
+"""Writes the TorchScript fixtures of tests/workloads/test_torchscript.cpp into tests/data (a few KB each), so the
 tests and CI need no Python. Run with the Python whose torch matches the LibTorch of the build (Debian's
 /usr/bin/python3 with torch 1.13):
 
@@ -12,7 +12,7 @@ tests and CI need no Python. Run with the Python whose torch matches the LibTorc
   tiny_noparams.pt  scripted module without parameters (x * 2)
   tiny_future.pt    tiny_conv.pt with its archive's `version` record set to 11: the file format version a
                     PyTorch newer than 1.13 would write (1.13 reads up to 10)
-  Hostile models (tests/test_hostile_input.cpp): each needs input 3x8x8 and fits target classes:5.
+  Hostile models (tests/runner/test_hostile_input.cpp): each needs input 3x8x8 and fits target classes:5.
   tiny_hang.pt      a forward that never returns (a loop on an integer whose end is centuries away)
   tiny_hog.pt       a forward that fills 4 GiB per sample (a [batch, 2^30] fp32 tensor of ones)
   tiny_boom.pt      a forward that raises RuntimeError("boom from forward")
@@ -22,7 +22,7 @@ tests and CI need no Python. Run with the Python whose torch matches the LibTorc
                     storage: its data.pkl's size tuple rewritten; the forward sums all of `w`, reading
                     far past the storage (a segmentation fault where it runs)
 
-The parameter counts are restated from these shapes in tests/test_torchscript.cpp.
+The parameter counts are restated from these shapes in tests/workloads/test_torchscript.cpp.
 """
 import io
 import os

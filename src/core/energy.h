@@ -3,7 +3,7 @@
 // power. Counters: NVML's total energy of a CUDA GPU (millijoules since the driver loaded, Volta and
 // newer) and, on a CPU, the Linux powercap RAPL package zones (microjoules, wrapping at
 // max_energy_range_uj). The arithmetic is pure and the counter is an interface, so both are tested
-// without either device (tests/test_energy.cpp).
+// without either device (tests/core/test_energy.cpp).
 #pragma once
 #include <cstdint>
 #include <functional>

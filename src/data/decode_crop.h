@@ -44,7 +44,7 @@ struct DecodeTimes {
 // The DCT scale a JPEG is decoded at for a box_w x box_h crop to out_w x out_h: the smallest under which
 // the box still covers twice the output, so that the antialiased resample does the last reduction as
 // Pillow's does on the full image. Straight to the output size (a margin of 1) the DCT averages 8x8
-// blocks where Pillow's filter is a triangle: against torchvision's pixels (tests/test_pixels.cpp) a
+// blocks where Pillow's filter is a triangle: against torchvision's pixels (tests/data/test_pixels.cpp) a
 // margin of 1 gave a mean error of up to 2.1 grey levels and a maximum of 14, 1.5 gave 0.79 and 6, 2
 // gives 0.61 and 5, at the same loader speed within noise (bench/loader_vs_torchvision.py).
 ScaleFactor decode_scale(int box_w, int box_h, int out_w, int out_h);

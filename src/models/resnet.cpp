@@ -15,7 +15,7 @@ torch::nn::Sequential projection(int64_t in, int64_t out, int64_t stride) {
 // In-place ReLU and residual sum where torchvision has them (ReLU(inplace=True), `out += identity`):
 // legal because BatchNorm's backward reads its input, not its output, and a convolution's backward
 // reads its input and weight. Each saves allocating one activation-sized tensor per ReLU and per sum
-// in the forward pass (tests/test_memory.cpp measures it against torchvision's layout).
+// in the forward pass (tests/memory/test_memory.cpp measures it against torchvision's layout).
 struct BasicBlockImpl : torch::nn::Module {
   BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride) {
     conv1 = register_module("conv1", torch::nn::Conv2d(conv_options(inplanes, planes, 3, stride, 1)));

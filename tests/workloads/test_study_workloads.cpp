@@ -299,7 +299,7 @@ const std::vector<std::pair<std::string, Params>> kTiny = {
 };
 
 // On every CPU: bf16 autocast gives a finite loss, except an LSTM where LibTorch and the CPU report that
-// oneDNN cannot run it (core/cpu_bf16.h; tests/test_cpu_bf16.cpp checks that report against the CPU's
+// oneDNN cannot run it (core/cpu_bf16.h; tests/core/test_cpu_bf16.cpp checks that report against the CPU's
 // flags). There the workload is refused with that one line before anything is built, and bf16-pure
 // trains the same model. Each machine asserts one branch; test_cpu_bf16.cpp's run under
 // ONEDNN_MAX_CPU_ISA=AVX2 asserts the refusing one on any x86 machine.
