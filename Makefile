@@ -1,9 +1,9 @@
 # trainbench front door: `make run` (install, build the program, quick suite) and `make test`.
-# TORCH=auto|debian|pip chooses the LibTorch (scripts/torch-select.sh): auto takes an installed Python
+# TORCH=auto|debian|pip chooses the LibTorch (scripts/setup/torch-select.sh): auto takes an installed Python
 # torch >= 2.0 and otherwise Debian's libtorch-dev 1.13; pip installs the pinned torch 2.11 into a venv
 # outside the clone, reused by every clone on the machine. Each choice builds in its own folder.
 TORCH ?= auto
-TORCH_KIND := $(shell ./scripts/torch-select.sh kind $(TORCH) 2> /dev/null)
+TORCH_KIND := $(shell ./scripts/setup/torch-select.sh kind $(TORCH) 2> /dev/null)
 # torch-select.sh has said why on stderr (an unknown TORCH=): stop here, before anything is built.
 ifeq ($(TORCH_KIND),)
 $(error TORCH=$(TORCH): expected auto, debian or pip)
@@ -16,11 +16,11 @@ SUITE ?= quick
 .PHONY: setup configure build build-program run test test-avx2 bench board-example clean
 
 setup:
-	TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
-	./scripts/torch-select.sh install $(TORCH)
+	TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup/setup-deps.sh
+	./scripts/setup/torch-select.sh install $(TORCH)
 
 configure: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $$(./scripts/torch-select.sh cmake-args $(TORCH_KIND)) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $$(./scripts/setup/torch-select.sh cmake-args $(TORCH_KIND)) $(CMAKE_FLAGS)
 
 # build/trainbench: the program of the latest build, whichever LibTorch it used.
 build-program: configure
@@ -44,8 +44,8 @@ test-avx2: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L avx2
 
 bench: build-program
-	TRAINBENCH_WITH_PYTHON=1 TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup-deps.sh
-	py=$$(./scripts/torch-select.sh python $(TORCH_KIND)) && $$py bench/vs_pytorch.py --build $(BUILD) --python $$py
+	TRAINBENCH_WITH_PYTHON=1 TRAINBENCH_TORCH=$(TORCH_KIND) ./scripts/setup/setup-deps.sh
+	py=$$(./scripts/setup/torch-select.sh python $(TORCH_KIND)) && $$py bench/vs_pytorch.py --build $(BUILD) --python $$py
 
 # The README's board: four committed results files (examples/board/) in a fresh store, as the
 # Markdown table and the HTML page (results/board.html).

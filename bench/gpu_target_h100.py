@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Checks `memory`'s CUDA-card prediction from a CPU run (memory.gpu_target) against what `maxbatch
---memory-limit 4G` found on an H100 (examples/h100/, scripts/gpu-check.sh). The limit capped what the
+--memory-limit 4G` found on an H100 (examples/h100/, scripts/checks/gpu-check.sh). The limit capped what the
 caching allocator may reserve at 4 GiB; the card it stands for also holds what lies outside the
 allocator (examples/h100/gpu-fixed-costs.txt), so the CPU run predicts for 4 GiB + that. It also
 re-derives the allocator's ratio (reserved at the found batch / the CPU's tensor line there) from each

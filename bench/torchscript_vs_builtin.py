@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A traced torchvision resnet18 (scripts/export-model.py) against trainbench's built-in resnet18: the
+"""A traced torchvision resnet18 (tools/export-model.py) against trainbench's built-in resnet18: the
 same batch, threads, optimizer, step count and stopping rule, alternating rounds (built-in, traced,
 built-in, traced, ...) so drift hits both alike; each side's best median step time counts. Prints both
 parameter counts (they must be equal: the same architecture) and images/s.
@@ -51,7 +51,7 @@ def main():
         model = a.model
         if model is None:
             model = os.path.join(d, "resnet18.pt")
-            subprocess.run([a.python, os.path.join(ROOT, "scripts", "export-model.py"), "torchvision:resnet18",
+            subprocess.run([a.python, os.path.join(ROOT, "tools", "export-model.py"), "torchvision:resnet18",
                             model], check=True, stdout=subprocess.DEVNULL)
         sides = {
             "built-in resnet18": ["--model", "resnet18"],

@@ -30,7 +30,7 @@ inline PageStatus open_in_chromium(const std::filesystem::path& page, const std:
   const std::string chromium = find_chromium();
   if (chromium.empty()) {
     ADD_FAILURE() << "chromium is not installed: the report test needs it (apt-get install chromium, or run "
-                     "scripts/setup-deps.sh)";
+                     "scripts/setup/setup-deps.sh)";
     return {};
   }
   const std::filesystem::path dir = page.parent_path();

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/options.h"
+#include "cli/shared_flags.h"
 #include "cli/predict.h"
 #include "report/html_report.h"
 #include "runner/plan.h"
@@ -107,8 +108,8 @@ Command add_board(CLI::App& app) {
   sub->add_option("--predict", o->predict,
                   "Catalogue ids: a predicted column per card beside the measured ones (`trainbench devices`; "
                   "docs/prediction.md)");
-  sub->add_option("--format,-f", o->format, "html, md, csv or json (default: from -o's extension, else md)");
-  sub->add_option("--output,-o", o->output, "The file to write (default: stdout; html needs one)");
+  add_format(*sub, o->format, "html, md, csv or json (default: from -o's extension, else md)");
+  add_output(*sub, o->output, "The file to write (default: stdout; html needs one)");
   return {sub, [o] { return cmd_board(*o); }};
 }
 

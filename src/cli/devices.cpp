@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "core/value_rules.h"
 #include "predict/catalogue.h"
 #include "results/text_table.h"
@@ -60,8 +61,8 @@ int cmd_devices(const DevicesFlags& o) {
 Command add_devices(CLI::App& app) {
   auto o = std::make_shared<DevicesFlags>();
   CLI::App* sub = app.add_subcommand("devices", "The GPUs `predict` knows, with their spec-sheet figures and sources");
-  sub->add_option("--format,-f", o->format, "table or json");
-  sub->add_option("--catalogue", o->catalogue, "A catalogue file in the built-in one's columns (docs/prediction.md)");
+  add_format(*sub, o->format, "table or json");
+  add_catalogue(*sub, o->catalogue);
   return {sub, [o] { return cmd_devices(*o); }};
 }
 

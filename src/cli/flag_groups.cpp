@@ -1,14 +1,11 @@
 // The flag groups several subcommands share: each flag is declared here once, with one help text.
 #include "cli/options.h"
+#include "cli/shared_flags.h"
 #include "core/subprocess.h"
 #include "runner/plan.h"
 #include "workloads/script.h"
 
 namespace trainbench::cli {
-
-CLI::Validator rule(const NumberRule& r) {
-  return CLI::Validator([r](std::string& text) { return number_text_problem(text, r); }, "", "number rule");
-}
 
 LimitNames limits_given(const CLI::App& sub) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0 ? std::string(flag) : std::string(); };
@@ -35,20 +32,17 @@ void MeasureFlags::add_to(CLI::App& app) {
       ->each([this](const std::string&) { warmup_fixed = true; });
   app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(rule(kStepCount));
   app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(rule(kStepCount));
-  app.add_option("--min-time", min_time_s, "Measure for at least this many seconds")->check(rule(kSeconds));
-  app.add_option("--max-time", max_time_s, "Stop measuring a case after this many seconds")
-      ->check(rule(kSecondsPositive));
+  add_min_time(app, min_time_s, "Measure for at least this many seconds");
+  add_max_time(app, max_time_s, "Stop measuring a case after this many seconds");
   app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
       ->check(rule(kNoisePercent));
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
       ->check(rule(kSeconds));
-  app.add_option("--memory-limit", memory_limit,
-                 "Memory a case may take (e.g. 4G): a CPU case's address space, a GPU case's caching allocator (the "
-                 "runtime's context outside it); beyond it: oom");
+  add_memory_limit(app, memory_limit,
+                   "Memory a case may take (e.g. 4G): a CPU case's address space, a GPU case's caching allocator (the "
+                   "runtime's context outside it); beyond it: oom");
   app.add_flag("--memory-limit-cpu-only", memory_limit_cpu_only)->group("");  // a suite's limit, to children
-  app.add_option("--max-image-pixels", max_image_pixels,
-                 "--data images: skip a file whose header claims more pixels (default 178956970, Pillow's limit)")
-      ->check(rule(kImagePixels));
+  add_max_image_pixels(app, max_image_pixels, "--data images");
   // One value, two spellings: --allocator names it, --system-allocator is --allocator system.
   CLI::Option* allocator = app.add_option_function<std::string>(
                                   "--allocator", [this](const std::string& a) { system_allocator = a == "system"; },
@@ -56,8 +50,8 @@ void MeasureFlags::add_to(CLI::App& app) {
                                               "system (glibc malloc as is); default {}",
                                               system_allocator ? "system" : "tuned"))
                                ->check(CLI::IsMember({"tuned", "system"}));
-  app.add_flag("--system-allocator", system_allocator, "As --allocator system")->excludes(allocator);
-  app.add_option("--tf32", tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
+  add_system_allocator(app, system_allocator, "As --allocator system")->excludes(allocator);
+  add_tf32(app, tf32, "GPU: on lets cuBLAS and cuDNN use TF32 for fp32 math; off (default) keeps fp32")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--auto-threads", auto_threads)->group("");  // set by `run --dist` for its children
 }
@@ -155,15 +149,13 @@ void MeasureFlags::place_script_check() const {
 }
 
 void SweepFlags::add_to(CLI::App& app) {
-  app.add_option("--model,-m", models,
-                 "Models, comma-separated (see `trainbench list`), or one TorchScript file with --input and --target");
-  app.add_option("--device,-d", devices, "Devices: cpu, cuda, cuda:N (default: the best one present)");
-  app.add_option("--precision", precisions,
-                 "fp32, fp16, bf16 (mixed precision), fp16-pure, bf16-pure, comma-separated");
-  app.add_option("--layout", layouts, "nchw or nhwc (channels-last), comma-separated");
-  app.add_option("--optimizer", optimizers, "sgd, momentum, adam, adamw, comma-separated");
+  add_model(app, models, Many::list);
+  add_device(app, devices, Many::list);
+  add_precision(app, precisions, Many::list);
+  add_layout(app, layouts, Many::list);
+  add_optimizer(app, optimizers, Many::list);
   script.add_to(app);
-  app.add_option("--set", sets, "Workload parameter key=value (a comma list is a sweep axis); repeatable");
+  add_set(app, sets, Many::list);
   app.add_flag("--forward-only", forward_only, "Inference only: the forward pass, no backward or optimizer step");
 }
 
@@ -181,17 +173,16 @@ Sweep SweepFlags::to_sweep() const {
 }
 
 void InputDataFlags::add_to(CLI::App& app) {
-  app.add_option("--data", data,
-                 "Input data: synthetic (default: one batch on the device), a folder of JPEGs in ImageFolder "
-                 "layout (CNNs), or a token file (bert, bilstm)");
-  app.add_option("--data-dtype", data_dtype, "Token file ids: uint16 (nanoGPT's .bin) or uint32");
-  app.add_option("--data-transfer", data_transfer,
-                 "Images to the device as float (normalized on the host) or uint8 (normalized on the device)");
+  add_data(app, data,
+           "Input data: synthetic (default: one batch on the device), a folder of JPEGs in ImageFolder "
+           "layout (CNNs), or a token file (bert, bilstm)");
+  add_data_dtype(app, data_dtype);
+  add_data_transfer(app, data_transfer);
 }
 
 void InProcessFlags::add_to(CLI::App& app) {
-  app.add_option("--device,-d", device, "cpu, cuda, cuda:N (default: the best one present)");
-  app.add_option("--threads", threads, "Intra-op threads (0: one per core)")->check(rule(kThreadCount));
+  add_device(app, device, Many::one);
+  add_threads(app, threads, "Intra-op threads (0: one per core)")->check(rule(kThreadCount));
 }
 
 }  // namespace trainbench::cli

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/options.h"
+#include "cli/shared_flags.h"
 #include "results/reporter.h"
 #include "core/value_rules.h"
 #include "workloads/script.h"
@@ -39,19 +40,20 @@ Command add_run(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* sub = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
   o->SweepFlags::add_to(*sub);
-  sub->add_option("--batch,-b", o->batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
-  sub->add_option("--threads", o->threads, "Intra-op threads, comma-separated (0: one per core)");
+  add_batch(*sub, o->batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
+  add_threads(*sub, o->threads, "Intra-op threads, comma-separated (0: one per core)");
   sub->add_option("--suite,-s", o->suite, "A built-in suite name (quick, ...) or a suite .toml file");
   sub->add_option("--case", o->cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");
-  sub->add_option("--output,-o", o->output, "Results file (default: results/trainbench-<time>.json)");
-  sub->add_option("--format,-f", o->format, "Output: " + reporters_help());
+  add_output(*sub, o->output, "Results file (default: results/trainbench-<time>.json)");
+  add_format(*sub, o->format, "Output: " + reporters_help());
   sub->add_flag("--resume", o->resume, "Run only the cases the output's journal does not have yet");
   sub->add_flag("--force", o->force,
                 "With --resume: continue a journal written by a different plan (its records kept as they are)");
   sub->add_option("--report", o->report, "Also write the HTML report of the results to this file");
   o->InputDataFlags::add_to(*sub);
-  sub->add_option("--loader-threads", o->loader_threads,
-                  "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
+  add_loader_threads(
+      *sub, o->loader_threads,
+      "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
   o->measure.add_to(*sub);
   o->dist.add_to(*sub);
   o->store.add_to(*sub);
@@ -62,21 +64,18 @@ Command add_data(CLI::App& app) {
   auto o = std::make_shared<DataOptions>();
   CLI::App* sub = app.add_subcommand(
       "data", "Measure the loader alone: images/s (or windows/s and tokens/s) and MB/s per loader thread count");
-  sub->add_option("--data", o->data,
-                  "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
+  add_data(*sub, o->data, "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
       ->required();
-  sub->add_option("--batch,-b", o->batch, "Batch size")->check(rule(kBatchSize));
-  sub->add_option("--loader-threads", o->loader_threads, "Thread counts, comma-separated");
+  add_batch(*sub, o->batch, "Batch size")->check(rule(kBatchSize));
+  add_loader_threads(*sub, o->loader_threads, "Thread counts, comma-separated");
   sub->add_option("--epochs", o->epochs, "Epochs per thread count, each timed on its own");
   sub->add_option("--size", o->size, "Images: crop size (RandomResizedCrop output, square; default 224)");
-  sub->add_option("--layout", o->layout, "Images: nchw or nhwc (channels-last)");
-  sub->add_option("--precision", o->precision, "Images: the batch's dtype, fp32, bf16 or fp16");
-  sub->add_option("--data-transfer", o->transfer, "Images: float (normalized) or uint8 (bytes, as sent to a device)");
+  add_layout(*sub, o->layout, Many::one, "Images");
+  add_precision(*sub, o->precision, Many::one, PrecisionSet::compute_types, "Images: the batch's dtype");
+  add_data_transfer(*sub, o->transfer, "Images");
   sub->add_option("--seq", o->seq, "Tokens: window length (default 1024)");
-  sub->add_option("--data-dtype", o->data_dtype, "Tokens: uint16 (nanoGPT's .bin) or uint32");
-  sub->add_option("--max-image-pixels", o->max_image_pixels,
-                  "Images: skip a file whose header claims more pixels (default 178956970, Pillow's limit)")
-      ->check(rule(kImagePixels));
+  add_data_dtype(*sub, o->data_dtype, "Tokens");
+  add_max_image_pixels(*sub, o->max_image_pixels, "Images");
   return {sub, [o] { return cmd_data(*o); }};
 }
 
@@ -114,7 +113,7 @@ Command add_maxbatch(CLI::App& app) {
   sub->get_option("--model")->required();
   sub->add_option("--start", o->start, "First batch to try")->check(rule(kBatchSize));
   sub->add_option("--max-batch", o->max_batch, "Largest batch to try")->check(rule(kBatchSize));
-  sub->add_option("--output,-o", o->output, "Results file with every try (default: results/maxbatch-<time>.json)");
+  add_output(*sub, o->output, "Results file with every try (default: results/maxbatch-<time>.json)");
   trial_defaults(o->measure);
   o->measure.add_to(*sub);
   sub->add_flag("--no-predict", o->no_predict, "Search by doubling from --start, without a memory prediction first");
@@ -135,12 +134,11 @@ Command add_memory(CLI::App& app) {
       app.add_subcommand("memory", "Where a training step's memory goes, and the largest batch per memory size");
   o->SweepFlags::add_to(*sub);
   sub->get_option("--model")->required();
-  sub->add_option("--batch,-b", o->batch, "Say whether this batch fits each size, and by how much")
-      ->check(rule(kBatchSize));
+  add_batch(*sub, o->batch, "Say whether this batch fits each size, and by how much")->check(rule(kBatchSize));
   sub->add_option("--fits", o->fits,
                   "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
   sub->add_option("--measure-batches", o->measure_batches, "Two or three increasing batches to measure for the fit");
-  sub->add_option("--gpu-context", o->gpu_context,
+  add_gpu_context(*sub, o->gpu_context,
                   "A CPU case's sizes as CUDA cards: how much of a card lies outside LibTorch's allocator "
                   "(default: 693M, measured on an H100 with CUDA 13.0)");
   CLI::Option* within =
@@ -151,8 +149,7 @@ Command add_memory(CLI::App& app) {
   sub->add_flag("--line-only", o->line_only,
                 "Predict every size from the fitted line alone, trying none under itself (faster, less exact)")
       ->excludes(within);
-  sub->add_option("--output,-o", o->output,
-                  "Results file with each measured batch (default: results/memory-<time>.json)");
+  add_output(*sub, o->output, "Results file with each measured batch (default: results/memory-<time>.json)");
   trial_defaults(o->measure);
   o->measure.add_to(*sub);
   o->store.add_to(*sub);
@@ -167,10 +164,9 @@ Command add_compare(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* sub = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
   sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]; store:QUERY gives stored runs")->required();
-  sub->add_option("--store", o->store,
-                  "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
-  sub->add_option("--format,-f", o->format, "table, md, csv, json");
-  sub->add_option("--output,-o", o->output, "Write to this file instead of stdout");
+  o->store.add_to(*sub, false);
+  add_format(*sub, o->format, "table, md, csv, json");
+  add_output(*sub, o->output, "Write to this file instead of stdout");
   sub->add_option("--ignore", o->ignore,
                   "Settings that may differ between runs (layout,precision,optimizer), e.g. nchw vs nhwc");
   return {sub, [o] { return cmd_compare(*o); }};
@@ -181,9 +177,8 @@ Command add_report(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");
   sub->add_option("files", o->files, "RESULTS.json [MORE.json ...]; the first is BASE; store:QUERY gives stored runs")
       ->required();
-  sub->add_option("--store", o->store,
-                  "The store of store:QUERY inputs (default: TRAINBENCH_STORE, else the default file)");
-  sub->add_option("--output,-o", o->output, "The HTML file to write")->required();
+  o->store.add_to(*sub, false);
+  add_output(*sub, o->output, "The HTML file to write")->required();
   return {sub, [o] { return cmd_report(*o); }};
 }
 
@@ -195,14 +190,14 @@ Command add_op(CLI::App& app) {
                   "`launch`)")
       ->required();
   o->InProcessFlags::add_to(*sub);
-  sub->add_option("--precision", o->precisions, "fp32, bf16, fp16, comma-separated");
-  sub->add_option("--layout", o->layouts, "nchw or nhwc (conv and bn), comma-separated");
-  sub->add_option("--min-time", o->min_time_s, "Seconds to measure each phase at least")->check(rule(kSeconds));
-  sub->add_option("--max-time", o->max_time_s, "Seconds to measure each phase at most")->check(rule(kSecondsPositive));
-  sub->add_flag("--system-allocator", o->system_allocator,
-                "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
-  sub->add_option("--output,-o", o->output, "Results file (default: results/op-<time>.json)");
-  sub->add_option("--format,-f", o->format, "table or json");
+  add_precision(*sub, o->precisions, Many::list);
+  add_layout(*sub, o->layouts, Many::list, "conv and bn");
+  add_min_time(*sub, o->min_time_s, "Seconds to measure each phase at least");
+  add_max_time(*sub, o->max_time_s, "Seconds to measure each phase at most");
+  add_system_allocator(*sub, o->system_allocator,
+                       "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
+  add_output(*sub, o->output, "Results file (default: results/op-<time>.json)");
+  add_format(*sub, o->format, "table or json");
   return {sub, [o, sub] {
             if (sub->count("--min-time") && sub->count("--max-time") && o->min_time_s > o->max_time_s) {
               throw InputError(fmt::format("--min-time {} is above --max-time {}", o->min_time_s, o->max_time_s));
@@ -215,10 +210,10 @@ Command add_peak(CLI::App& app) {
   auto o = std::make_shared<PeakOptions>();
   CLI::App* sub = app.add_subcommand("peak", "Measure the device's GEMM, memory-copy and convolution ceilings");
   o->InProcessFlags::add_to(*sub);
-  sub->add_option("--precision", o->precisions, "GEMM precisions, comma-separated (fp32,bf16,fp16)");
+  add_precision(*sub, o->precisions, Many::list, PrecisionSet::compute_types);
   sub->add_option("--gemm-size", o->gemm_size, "M = N = K of the GEMMs (default 2048 on CPU, 8192 on GPUs)")
       ->check(rule(kGemmSize));
-  sub->add_option("--output,-o", o->output, "Also write the ceilings as a results file");
+  add_output(*sub, o->output, "Also write the ceilings as a results file");
   sub->add_flag("--if-missing", o->if_missing,
                 "Measure only when the cache has no entry for this device, thread count and LibTorch (make run)");
   return {sub, [o] { return cmd_peak(*o); }};
@@ -227,23 +222,20 @@ Command add_peak(CLI::App& app) {
 Command add_explain(CLI::App& app) {
   auto o = std::make_shared<ExplainOptions>();
   CLI::App* sub = app.add_subcommand("explain", "Break a model's training step into its layers and flag slow ones");
-  sub->add_option("--model,-m", o->model, "The model (see `trainbench list`)")->required();
-  sub->add_option("--batch,-b", o->batch, "Batch size")->required()->check(rule(kBatchSize));
+  add_model(*sub, o->model, Many::one)->required();
+  add_batch(*sub, o->batch, "Batch size")->required()->check(rule(kBatchSize));
   o->script.add_to(*sub);
-  sub->add_option("--set", o->sets, "Workload parameter key=value; repeatable");
+  add_set(*sub, o->sets, Many::one);
   o->InProcessFlags::add_to(*sub);
-  sub->add_option("--precision", o->precision, "fp32, bf16, fp16");
-  sub->add_option("--layout", o->layout, "nchw or nhwc");
-  sub->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw");
-  sub->add_option("--op-time", o->op_min_time_s, "Seconds to measure each phase of each layer at least")
-      ->check(rule(kSeconds));
-  sub->add_flag("--no-alternatives", o->no_alternatives,
-                "Do not time flagged layers in the other layout and precision");
+  add_precision(*sub, o->precision, Many::one);
+  add_layout(*sub, o->layout, Many::one);
+  add_optimizer(*sub, o->optimizer, Many::one);
+  add_op_time(*sub, o->op_min_time_s, "Seconds to measure each phase of each layer at least");
+  add_no_alternatives(*sub, o->no_alternatives, "Do not time flagged layers in the other layout and precision");
   o->InputDataFlags::add_to(*sub);
-  sub->add_option("--loader-threads", o->loader_threads, "Loader threads for --data (0: the default)")
-      ->check(rule(kThreadCount));
-  sub->add_option("--output,-o", o->output, "Results file (default: results/explain-<time>.json)");
-  sub->add_option("--format,-f", o->format, "table or json");
+  add_loader_threads(*sub, o->loader_threads, "Loader threads for --data (0: the default)")->check(rule(kThreadCount));
+  add_output(*sub, o->output, "Results file (default: results/explain-<time>.json)");
+  add_format(*sub, o->format, "table or json");
   o->measure.add_to(*sub);
   return {sub, [o, sub] {
             check_limit_conflicts(o->measure, limits_given(*sub));
@@ -257,7 +249,7 @@ Command add_run_case(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("run-case", "Internal: measure one case in this process");
   sub->group("");  // hidden from --help
   sub->add_option("descriptor", o->descriptor)->required();
-  sub->add_option("--result-fd", o->result_fd);
+  add_result_fd(*sub, o->result_fd);
   o->measure.add_to(*sub);
   o->dist.add_to(*sub);
   sub->add_option("--dist-key", o->dist_key);
@@ -274,9 +266,9 @@ Command add_explain_layers(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("explain-layers", "Internal: time explain's layers in this process");
   sub->group("");  // hidden from --help
   sub->add_option("from", o->from)->required();
-  sub->add_option("--op-time", o->op_min_time_s)->check(rule(kSeconds));
-  sub->add_flag("--no-alternatives", o->no_alternatives);
-  sub->add_option("--result-fd", o->result_fd);
+  add_op_time(*sub, o->op_min_time_s, "");
+  add_no_alternatives(*sub, o->no_alternatives, "");
+  add_result_fd(*sub, o->result_fd);
   o->measure.add_to(*sub);
   return {sub, [o] {
             ScriptCheckPlace place;  // this process is the census's own: it checks a TorchScript file as it builds it
@@ -290,8 +282,8 @@ Command add_script_check(CLI::App& app) {
   auto o = std::make_shared<ScriptCheckOptions>();
   CLI::App* sub = app.add_subcommand("script-check", "Internal: check a TorchScript file in this process");
   sub->group("");  // hidden from --help
-  sub->add_option("--memory-limit", o->memory_limit);
-  sub->add_option("--result-fd", o->result_fd);
+  add_memory_limit(*sub, o->memory_limit, "");
+  add_result_fd(*sub, o->result_fd);
   sub->add_option("file", o->file)->required();
   sub->add_option("input", o->input)->required();
   sub->add_option("target", o->target)->required();
@@ -301,6 +293,10 @@ Command add_script_check(CLI::App& app) {
             return cmd_script_check(*o);
           }};
 }
+
+// The subcommands whose file is their own (the others above): one declaration here each.
+Command add_board(CLI::App& app);    // cli/board.cpp
+Command add_predict(CLI::App& app);  // cli/predict.cpp
 
 std::vector<Command> add_commands(CLI::App& app) {
   return {add_list(app),     add_run(app),      add_data(app),         add_make_data(app),     add_launch(app),

@@ -15,26 +15,12 @@ struct Command {
   std::function<int()> run;
 };
 
-Command add_list(CLI::App& app);
-Command add_run(CLI::App& app);
-Command add_data(CLI::App& app);
-Command add_make_data(CLI::App& app);
-Command add_launch(CLI::App& app);
-Command add_maxbatch(CLI::App& app);
-Command add_memory(CLI::App& app);
-Command add_compare(CLI::App& app);
-Command add_report(CLI::App& app);
-Command add_op(CLI::App& app);
-Command add_peak(CLI::App& app);
-Command add_explain(CLI::App& app);
-Command add_run_case(CLI::App& app);
-Command add_script_check(CLI::App& app);
-Command add_store(CLI::App& app);  // cli/store.cpp
-Command add_board(CLI::App& app);  // cli/board.cpp
-Command add_devices(CLI::App& app);  // cli/devices.cpp
-Command add_predict(CLI::App& app);  // cli/predict.cpp
-
-// Every subcommand, in the order `trainbench --help` lists them.
+// The command table (cli/flags.cpp): every subcommand, in the order `trainbench --help` lists them. A
+// subcommand is a file (cli/X.cpp: its options, its flags in add_X, its body) and a line in this table.
 std::vector<Command> add_commands(CLI::App& app);
+
+// The subcommands that need no tensors, in the torch-free `trainbench` (cli/front.cpp).
+Command add_store(CLI::App& app);    // cli/store.cpp
+Command add_devices(CLI::App& app);  // cli/devices.cpp
 
 }  // namespace trainbench::cli

@@ -13,6 +13,7 @@
 #include "results/context.h"
 #include "runner/measure.h"
 #include "core/value_rules.h"
+#include "cli/shared_flags.h"
 #include "cli/store_flags.h"
 #include "store/store.h"
 
@@ -172,7 +173,7 @@ struct MemoryOptions : SweepFlags {
 
 struct CompareOptions {
   std::vector<std::string> files;  // BASE OTHER [MORE...]: results files, or store:QUERY
-  std::string store;               // the store of store: inputs (--store)
+  StoreFlags store;                // the store of store: inputs (--store)
   std::string ignore;              // settings left out of the join: layout,precision,optimizer
   std::string format = "table";
   std::string output;  // empty: stdout
@@ -267,12 +268,9 @@ struct MakeDataOptions {
 
 struct ReportOptions {
   std::vector<std::string> files;  // results files, or store:QUERY
-  std::string store;
+  StoreFlags store;
   std::string output;
 };
-
-// A CLI11 check applying `r` (runner/value_rules.h) to a flag's value: "--max-time: nan must be a finite number".
-CLI::Validator rule(const NumberRule& r);
 
 // How each limit was set: "--min-time" for a flag, "quick.toml:7: min_time" for a suite key; empty when
 // it was left at its default (a default never conflicts: `--max-time 1` alone is fine).

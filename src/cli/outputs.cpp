@@ -47,9 +47,9 @@ StoreSpec default_store_or_none() {
   }
 }
 
-StoreSpec store_of_inputs(const std::vector<std::string>& inputs, const std::string& store_flag) {
+StoreSpec store_of_inputs(const std::vector<std::string>& inputs, const StoreFlags& store_flags) {
   for (const auto& in : inputs) {
-    if (in.rfind("store:", 0) == 0) return choose_store(store_flag, false);
+    if (in.rfind("store:", 0) == 0) return store_flags.spec();
   }
   return default_store_or_none();
 }

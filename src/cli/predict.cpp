@@ -14,6 +14,7 @@
 #include "cli/flags.h"
 #include "cli/options.h"
 #include "cli/predict.h"
+#include "cli/shared_flags.h"
 #include "core/device.h"
 #include "core/device_text.h"
 #include "core/input_file.h"
@@ -407,13 +408,13 @@ Command add_predict(CLI::App& app) {
   auto o = std::make_shared<PredictFlags>();
   CLI::App* sub = app.add_subcommand(
       "predict", "How fast a model trains, and whether it fits, on GPUs you do not have (docs/prediction.md)");
-  sub->add_option("--model,-m", o->model, "The model (see `trainbench list`)")->required();
-  sub->add_option("--batch,-b", o->batches, "Batch sizes, comma-separated")->required();
-  sub->add_option("--set", o->sets, "Workload parameter key=value; repeatable");
+  add_model(*sub, o->model, Many::one)->required();
+  add_batch(*sub, o->batches, "Batch sizes, comma-separated")->required();
+  add_set(*sub, o->sets, Many::one);
   o->script.add_to(*sub);
-  sub->add_option("--precision", o->precisions, "fp32, bf16, fp16, bf16-pure, fp16-pure; comma-separated");
-  sub->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw");
-  sub->add_option("--layout", o->layout, "nchw or nhwc");
+  add_precision(*sub, o->precisions, Many::list);
+  add_optimizer(*sub, o->optimizer, Many::one);
+  add_layout(*sub, o->layout, Many::one);
   sub->add_option("--on", o->on, "Catalogue ids, comma-separated, or all (`trainbench devices`)")->required();
   sub->add_option("--from", o->from,
                   "A results file from `explain` on a GPU: carry its measured layers to each card (default: from "
@@ -421,11 +422,11 @@ Command add_predict(CLI::App& app) {
   sub->add_option("--from-device", o->from_device,
                   "The catalogue id of the card --from was measured on "
                   "(default: from its device name and memory)");
-  sub->add_option("--tf32", o->tf32, "fp32 products on TF32 tensor cores: on or off (default off, as run)");
-  sub->add_option(
-      "--gpu-context", o->gpu_context,
+  add_tf32(*sub, o->tf32, "fp32 products on TF32 tensor cores: on or off (default off, as run)");
+  add_gpu_context(
+      *sub, o->gpu_context,
       "Memory outside LibTorch's allocator on each card (default 693M, measured on an H100 with CUDA 13.0)");
-  sub->add_option("--catalogue", o->catalogue, "Another catalogue file, in the built-in one's columns");
+  add_catalogue(*sub, o->catalogue);
   sub->add_option("--census", o->census, "A census written by --census-out (skips taking one)");
   sub->add_option("--census-out", o->census_out, "Also write the step's census to this file");
   sub->add_option("--constants", o->constants, "The method's constants from a file (bench/fit_predict.py)");
@@ -433,8 +434,8 @@ Command add_predict(CLI::App& app) {
   sub->add_option("--link", o->link, "--gpus: the link between a node's GPUs: nvlink2..5, pcie3..5");
   sub->add_option("--network", o->network, "--gpus over nodes: ports per node x link, e.g. 8xib-ndr");
   sub->add_option("--gpus-per-node", o->gpus_per_node, "--gpus: GPUs in a node (default 8)");
-  sub->add_option("--format,-f", o->format, "table or json");
-  sub->add_option("--output,-o", o->output, "Also write the predictions as a results file");
+  add_format(*sub, o->format, "table or json");
+  add_output(*sub, o->output, "Also write the predictions as a results file");
   return {sub, [o] { return cmd_predict(*o); }};
 }
 

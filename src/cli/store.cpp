@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/store_flags.h"
 #include "core/subprocess.h"
 #include "core/value_rules.h"
@@ -86,7 +87,7 @@ int keep_in_store(const StoreSpec& spec, const ResultsFile& results, const std::
   }
 }
 
-std::vector<Input> read_inputs(const std::vector<std::string>& inputs, const std::string& store_flag) {
+std::vector<Input> read_inputs(const std::vector<std::string>& inputs, const StoreFlags& store_flags) {
   std::vector<Input> out;
   std::unique_ptr<Store> store;
   for (const auto& in : inputs) {
@@ -95,7 +96,7 @@ std::vector<Input> read_inputs(const std::vector<std::string>& inputs, const std
       continue;
     }
     const RunQuery q = parse_run_query(in.substr(6));
-    if (!store) store = open_or_refuse(choose_store(store_flag, false), "'" + in + "'");
+    if (!store) store = open_or_refuse(store_flags.spec(), "'" + in + "'");
     try {
       const auto runs = store->runs(q);
       if (runs.empty()) throw InputError("'" + in + "' matches no run in " + store->name());
@@ -281,11 +282,11 @@ Command add_store(CLI::App& app) {
       ->required();
   CLI::App* ex = verb("export", "Write runs back as results files (for compare and report)", store_export);
   ex->add_option("runs", o->runs, "RUN ... (an id, or 6+ hex digits of a hash)")->required();
-  ex->add_option("--output,-o", o->output, "The results file (default: stdout)");
+  add_output(*ex, o->output, "The results file (default: stdout)");
   ex->add_option("--dir", o->dir, "Write each run to DIR/run-<id>.json");
   CLI::App* ls = verb("list", "The runs: when, machine, device, LibTorch, cases", store_list);
   ls->add_option("query", o->query, "Which runs, e.g. device=cuda,last=5 (docs/store.md)");
-  ls->add_option("--format,-f", o->format, "table or json");
+  add_format(*ls, o->format, "table or json");
   verb("show", "A run's context and cases", store_show)->add_option("runs", o->runs, "RUN ...")->required();
   verb("rm", "Remove runs", store_rm)->add_option("runs", o->runs, "RUN ...")->required();
   CLI::App* push = verb("push", "Copy runs to another store (each once), e.g. a team's PostgreSQL", store_push);

@@ -42,7 +42,7 @@ struct Input {
   std::string label;
   ResultsFile file;
 };
-std::vector<Input> read_inputs(const std::vector<std::string>& inputs, const std::string& store_flag);
+std::vector<Input> read_inputs(const std::vector<std::string>& inputs, const StoreFlags& store_flags);
 
 // Outputs (cli/outputs.cpp).
 // Throws InputError (before anything runs) when `output` could not be written, or is an SQLite
@@ -56,9 +56,9 @@ void check_not_an_input(const std::string& output, const std::string& output_fla
 // The store a command without --store would keep a run in (TRAINBENCH_STORE, else the default file;
 // none when that is unset or not a store): its output must not be it either.
 StoreSpec default_store_or_none();
-// compare's and report's store: the one `store_flag` chooses, none when no input is a store: query
+// compare's and report's store: the one `store_flags` choose, none when no input is a store: query
 // (a bad --store is then refused where the query reads it).
-StoreSpec store_of_inputs(const std::vector<std::string>& inputs, const std::string& store_flag);
+StoreSpec store_of_inputs(const std::vector<std::string>& inputs, const StoreFlags& store_flags);
 // The files of a store that no output may be: an SQLite store's file, -wal, -shm and -journal.
 std::vector<std::string> store_files(const StoreSpec& spec);
 // Every check of an output, before anything runs: writable, not an SQLite database or a file beside

@@ -518,7 +518,7 @@ WorkloadInfo script_workload_info() {
   w.input = "--input";
   w.default_batch = 32;
   w.description =
-      "your own model: a TorchScript file (scripts/export-model.py); trainbench run --model FILE.pt --input 3x224x224 "
+      "your own model: a TorchScript file (tools/export-model.py); trainbench run --model FILE.pt --input 3x224x224 "
       "--target classes:1000";
   const auto nonempty = [](const std::string& v) {
     if (v.empty()) throw std::invalid_argument("empty");

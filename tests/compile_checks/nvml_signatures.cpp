@@ -1,4 +1,4 @@
-// Compiled only by scripts/cuda-compile-check.sh, and only where the CUDA toolkit has nvml.h: every
+// Compiled only by scripts/checks/cuda-compile-check.sh, and only where the CUDA toolkit has nvml.h: every
 // NVML function type in core/detail/nvml_api.h must be the ABI of nvml.h's declaration. nvml.h's enums
 // (nvmlReturn_t, nvmlClockType_t) count as int when they are int-sized, and its opaque device handle
 // (a pointer to struct nvmlDevice_st) as void*; anything else must match exactly.

@@ -1,6 +1,6 @@
-// The pixels the model sees, against torchvision's: tests/data/pixels holds JPEGs of odd sizes and, for
+// The pixels the model sees, against torchvision's: tests/fixtures/pixels holds JPEGs of odd sizes and, for
 // fixed crop boxes and flips, what torchvision's RandomResizedCrop (PIL bilinear with antialias) and
-// hflip make of them, written by scripts/make-pixel-fixtures.py with Pillow and torchvision. The loader's
+// hflip make of them, written by scripts/fixtures/make-pixel-fixtures.py with Pillow and torchvision. The loader's
 // decode (DCT-scaled where the crop allows) and resample must give the same images to within a mean of 1
 // grey level and a maximum of 8 per image.
 #include <gtest/gtest.h>

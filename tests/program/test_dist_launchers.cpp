@@ -170,7 +170,7 @@ TEST(DistLaunchers, TorchrunTwoNodesC10dRendezvous) {
 }
 
 TEST(DistLaunchers, MpirunTwoRanks) {
-  ASSERT_STRNE(TRAINBENCH_MPIRUN, "") << "no mpirun: scripts/setup-deps.sh installs openmpi-bin";
+  ASSERT_STRNE(TRAINBENCH_MPIRUN, "") << "no mpirun: scripts/setup/setup-deps.sh installs openmpi-bin";
   const fs::path dir = temp_dir("launchers", "mpirun");
   const std::string cmd = "cd " + dir.string() + " && " + kClean +
                           "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 5 240 " +

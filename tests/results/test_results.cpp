@@ -1,4 +1,4 @@
-// Results: Record/Context JSON, the results file (schema pinned by tests/data/results_v1.json), the
+// Results: Record/Context JSON, the results file (schema pinned by tests/fixtures/results_v1.json), the
 // journal, and the printers.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The gpt workload: GPT-2's parameter counts from its shapes, the logits against an independent GPT-2
-// forward (tests/data/gpt2_reference.json), FLOP counts and the MFU formula on tiny models, causal
+// forward (tests/fixtures/gpt2_reference.json), FLOP counts and the MFU formula on tiny models, causal
 // attention, activation checkpointing (same gradients as without), the attention kernels, and parameter
 // checks. Every model built here is tiny; GPT-2's published sizes are checked by formula.
 #include <gtest/gtest.h>
@@ -77,10 +77,10 @@ TEST(Gpt, BuiltModelHasTheFormulasParameters) {
   }
 }
 
-// GPT-2's forward against an independent one: scripts/make-gpt-reference.py writes Hugging Face's
+// GPT-2's forward against an independent one: scripts/fixtures/make-gpt-reference.py writes Hugging Face's
 // GPT2LMHeadModel out in numpy (float64) for a tiny config (vocab 13, 8 positions, width 16, 2 blocks of
 // 2 heads), with weights from a formula, and stores the logits of two sequences in
-// tests/data/gpt2_reference.json. Here models::Gpt gets the same weights from the same formula. The
+// tests/fixtures/gpt2_reference.json. Here models::Gpt gets the same weights from the same formula. The
 // mapping: Hugging Face's names are ours with "mlp." dropped (our block holds c_fc and c_proj itself), and
 // its Conv1D weights, (in, out), are the transposes of our Linear weights, (out, in); embeddings,
 // LayerNorms and biases are the same. The tolerance, 1e-5, is about 8x the float32 rounding the script

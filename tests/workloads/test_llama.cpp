@@ -1,6 +1,6 @@
 // The llama workload: each named size's parameter count derived from its shapes and equal to the
 // published model's, each named size equal to its Hugging Face config.json read by the config reader,
-// logits against an independent float64 forward (tests/data/llama_reference.json: RoPE with Llama 3.1
+// logits against an independent float64 forward (tests/fixtures/llama_reference.json: RoPE with Llama 3.1
 // scaling, grouped- and multi-query attention, tied and untied heads, Qwen 2's biases), the FLOP count and
 // the MFU formula on a tiny model, causal attention, checkpointing, precisions, and every kind of bad
 // config.json refused with one line naming the field. Every model built here is tiny.
@@ -84,7 +84,7 @@ TEST(Llama, PublishedSizesAndParameterCounts) {
   EXPECT_THROW(models::llama_size("llama-70b"), std::invalid_argument);
 }
 
-// Each named size is its model's config.json (tests/data/hf-configs/, as published on the Hugging Face
+// Each named size is its model's config.json (tests/fixtures/hf-configs/, as published on the Hugging Face
 // hub) read by the config reader, field by field.
 TEST(Llama, NamedSizesAreTheirPublishedConfigs) {
   for (const Published& p : kPublished) {
@@ -142,7 +142,7 @@ TEST(Llama, BuiltModelHasTheFormulasParameters) {
   }
 }
 
-// The logits of both fixture models against scripts/make-llama-reference.py's float64 numpy forward. The
+// The logits of both fixture models against scripts/fixtures/make-llama-reference.py's float64 numpy forward. The
 // fixture's config is a Hugging Face config.json object, read by the config reader; the weights come
 // from the fixture's formula, by Hugging Face's names ("model." dropped; Linear weights are (out, in) on
 // both sides). The tolerance, 1e-5, is about 3x the float32 rounding the script measures (its float32

@@ -1,4 +1,4 @@
-// Your own model (workloads/script.h): the TorchScript fixtures of scripts/make-test-models.py load,
+// Your own model (workloads/script.h): the TorchScript fixtures of scripts/fixtures/make-test-models.py load,
 // count their parameters and FLOPs as their layer shapes say, and train; descriptors carry any path;
 // SHA-256 against FIPS 180-2's vectors and sha256sum; each refusal is one line and exit 2 before
 // anything runs; a run records the file's size and digest.
@@ -129,7 +129,7 @@ TEST(ScriptSpecs, ParseAndPrint) {
   }
 }
 
-// tiny_conv (scripts/make-test-models.py): conv 3->4 k3 with bias 4*3*3*3 + 4 = 112, batch norm 2*4 = 8,
+// tiny_conv (scripts/fixtures/make-test-models.py): conv 3->4 k3 with bias 4*3*3*3 + 4 = 112, batch norm 2*4 = 8,
 // linear 4->5 with bias 4*5 + 5 = 25: 145. tiny_lm: embedding 16*8 = 128, linear 8->8 8*8 + 8 = 72,
 // linear 8->16 8*16 + 16 = 144: 344.
 TEST(ScriptWorkload, ParameterCountsFromTheLayerShapes) {
@@ -366,7 +366,7 @@ TEST(ScriptCli, ExplainAttributesTheStepToItsLayers) {
 }
 
 // ---------------------------------------------------------------- user code runs in a child, never here
-// The hostile fixtures of scripts/make-test-models.py: each fits input 3x8x8 and target classes:5.
+// The hostile fixtures of scripts/fixtures/make-test-models.py: each fits input 3x8x8 and target classes:5.
 // The check of a file (load, a forward of 2 samples) runs in a child of the command under its
 // --timeout and --memory-limit; before, it ran in the command's own process.
 
@@ -410,7 +410,7 @@ TEST(ScriptUserCode, TheModelsOwnErrorReachesTheUser) {
 }
 
 // A message of several lines ("boom from forward", "ValueError: second line", "    third line";
-// scripts/make-test-models.py) is shown by its first line, the one the model raised first: not its
+// scripts/fixtures/make-test-models.py) is shown by its first line, the one the model raised first: not its
 // last line, nor a later one that looks like an exception's own.
 TEST(ScriptUserCode, AModelsMessageOfSeveralLinesIsShownByItsFirst) {
   const auto dir = temp_dir("torchscript", "boom-lines");

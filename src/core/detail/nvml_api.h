@@ -2,7 +2,7 @@
 // is needed: libnvidia-ml.so.1 is opened at run time with dlopen (core/gpu_clock.cpp). A wrong type
 // here would be undefined behaviour no test on a machine without a GPU can see, so
 // tests/compile_checks/nvml_signatures.cpp checks every one against the toolkit's nvml.h
-// (scripts/cuda-compile-check.sh, wherever that header is installed).
+// (scripts/checks/cuda-compile-check.sh, wherever that header is installed).
 #pragma once
 
 namespace trainbench::detail::nvml {

@@ -2,12 +2,12 @@
 # Copies the header-only dependencies (CLI11, nlohmann_json, fmt, toml++, gloo's headers) and the image decoders
 # (libjpeg-turbo's TurboJPEG, libpng and zlib, as static libraries with their headers) from this Debian
 # machine's packages into one folder, so trainbench builds where they are not installed and nothing
-# can be downloaded (scripts/gpu-check.sh; cmake -DTRAINBENCH_THIRD_PARTY=FOLDER). fmt and toml++ are
+# can be downloaded (scripts/checks/gpu-check.sh; cmake -DTRAINBENCH_THIRD_PARTY=FOLDER). fmt and toml++ are
 # then compiled header-only. About 5 MB; the folder is git-ignored and carried next to the checkout.
 #
-#   scripts/vendor-headers.sh [FOLDER]     (default: third_party/ in the repository root)
+#   scripts/setup/vendor-headers.sh [FOLDER]     (default: third_party/ in the repository root)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=${1:-$root/third_party}
 
 # gloo: the headers that LibTorch's c10d headers include (ProcessGroupGloo.hpp) and that a pip torch
@@ -16,7 +16,7 @@ declare -A pkg_of=([CLI]=libcli11-dev [nlohmann]=nlohmann-json3-dev [fmt]=libfmt
                    [gloo]=libgloo-dev)
 for dir in "${!pkg_of[@]}"; do
   if [[ ! -d /usr/include/$dir ]]; then
-    echo "vendor-headers: error: /usr/include/$dir is missing (install ${pkg_of[$dir]}: scripts/setup-deps.sh)" >&2
+    echo "vendor-headers: error: /usr/include/$dir is missing (install ${pkg_of[$dir]}: scripts/setup/setup-deps.sh)" >&2
     exit 2
   fi
 done
@@ -24,7 +24,7 @@ done
 rm -rf "$dest"
 mkdir -p "$dest/include" "$dest/licenses"
 {
-  echo "# Header-only dependencies copied by scripts/vendor-headers.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# Header-only dependencies copied by scripts/setup/vendor-headers.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   for dir in CLI nlohmann fmt toml++ gloo; do
     pkg=${pkg_of[$dir]}
     cp -r "/usr/include/$dir" "$dest/include/"

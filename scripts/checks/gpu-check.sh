@@ -1,30 +1,30 @@
 #!/usr/bin/env bash
 # One prepared check for a GPU machine that has a pip `torch` (CUDA or ROCm) and no network: builds
 # trainbench against that LibTorch, with the header-only dependencies from a carried folder (made by
-# scripts/vendor-headers.sh), then runs list, the quick suite, resnet50 in every precision and with
+# scripts/setup/vendor-headers.sh), then runs list, the quick suite, resnet50 in every precision and with
 # TF32, an out-of-memory case, peak, the memory the card holds outside the caching allocator, memory and
 # maxbatch --memory-limit 4G for resnet18 and a 2-layer BERT, maxbatch for bert at seq 512 in bf16,
 # explain for mobilenet_v2, a one-rank NCCL case and NCCL all-reduces, and the seed2019 suite in bf16; it checks the NVML function types
-# against nvml.h where this machine has one (scripts/cuda-compile-check.sh), and ends with each
+# against nvml.h where this machine has one (scripts/checks/cuda-compile-check.sh), and ends with each
 # measured case's energy (energy.txt: J per sample and mean power, from NVML on the GPU). Every
 # results file, each step's output and a summary (steps.tsv: step, exit code, seconds) go under $OUT.
 # A failing step is recorded and the script goes on. The whole check keeps within BUDGET_S seconds
 # (default 570).
 #
-#   OUT=/tmp/out scripts/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--exe PROGRAM] [--cpu-smoke]
+#   OUT=/tmp/out scripts/checks/gpu-check.sh [--third-party DIR] [--build-dir DIR] [--exe PROGRAM] [--cpu-smoke]
 #
 # --exe PROGRAM: a trainbench built elsewhere against the same LibTorch and carried here with the
-# shared libraries it needs beside it in lib/ (scripts/carry-program.sh): when it starts here, the build
+# shared libraries it needs beside it in lib/ (scripts/checks/carry-program.sh): when it starts here, the build
 # is skipped (its minutes go to the runs); when it does not, the script builds as without it.
 #
 # --cpu-smoke: run on the CPU, with every step cut to a tiny case, against the pip torch of python3
 # ($PYTHON) where it has one, else Debian's LibTorch: proves the no-network build and the script's flow
-# on a machine without a GPU (scripts/bare-root-rehearsal.sh runs it in a root that looks like the GPU
+# on a machine without a GPU (scripts/checks/bare-root-rehearsal.sh runs it in a root that looks like the GPU
 # machine).
 # BUDGET_S (default 570) and BUILD_S (the build step's own limit, default 360) in the environment
 # stretch the limits for a slow machine.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 third_party=${TRAINBENCH_THIRD_PARTY:-$root/third_party}
 build=""
 smoke=0
@@ -50,7 +50,7 @@ say() { echo "gpu-check: $*" | tee -a "$log" >&2; }
 left() { echo $(( budget - ($(date +%s) - start) )); }
 
 if [[ ! -f $third_party/include/CLI/CLI.hpp || ! -f $third_party/include/toml++/toml.h ]]; then
-  say "error: no header-only dependencies in $third_party (make them with scripts/vendor-headers.sh on a machine that has the Debian packages, and carry the folder)"
+  say "error: no header-only dependencies in $third_party (make them with scripts/setup/vendor-headers.sh on a machine that has the Debian packages, and carry the folder)"
   exit 2
 fi
 
@@ -154,7 +154,7 @@ if [[ ! -x $exe ]]; then
 fi
 
 # The dlopen'd NVML calls' types against this machine's nvml.h (a line saying so where it has none).
-step nvml-signatures 60 "$root/scripts/cuda-compile-check.sh" --build-dir "$build" --only nvml
+step nvml-signatures 60 "$root/scripts/checks/cuda-compile-check.sh" --build-dir "$build" --only nvml
 fi
 
 # ---- runs --------------------------------------------------------------------------------------------

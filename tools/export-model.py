@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Exports a PyTorch model as a TorchScript file that `trainbench run --model FILE.pt` trains from C++.
 
-    /usr/bin/python3 scripts/export-model.py torchvision:resnet18 resnet18.pt
-    /usr/bin/python3 scripts/export-model.py mypkg.models:MyNet mynet.pt --input 3x64x64 --kwargs '{"width": 32}'
-    /usr/bin/python3 scripts/export-model.py mypkg.lm:TinyLM lm.pt --input tokens:512 --vocab 32000 --method script
+    /usr/bin/python3 tools/export-model.py torchvision:resnet18 resnet18.pt
+    /usr/bin/python3 tools/export-model.py mypkg.models:MyNet mynet.pt --input 3x64x64 --kwargs '{"width": 32}'
+    /usr/bin/python3 tools/export-model.py mypkg.lm:TinyLM lm.pt --input tokens:512 --vocab 32000 --method script
 
 SOURCE is `torchvision:NAME` (a torchvision.models constructor, randomly initialised, no download) or
 `module:Class` (any importable nn.Module class, constructed with --kwargs). --method trace (the default)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Rehearses scripts/gpu-check.sh where it can fail cheaply: in a bare Debian root that looks like the
+# Rehearses scripts/checks/gpu-check.sh where it can fail cheaply: in a bare Debian root that looks like the
 # GPU machine (no Debian -dev package of trainbench's, no network), on this CPU machine.
 #
-#   scripts/bare-root-rehearsal.sh [--root DIR] [--out DIR] [--fresh] [--prepare]
+#   scripts/checks/bare-root-rehearsal.sh [--root DIR] [--out DIR] [--fresh] [--prepare]
 #
 # --prepare: steps 1 and 2 only (the root and its torch), e.g. while another build keeps the cores busy.
 #
@@ -12,7 +12,7 @@
 # 2. torch==$TORCH_PIN (default 2.11.0) installed into a venv in the root from wheels downloaded
 #    beforehand on this machine (pip download; pip's cache makes a second time quick).
 # 3. The checkout (its tracked and untracked, not ignored, files) and the carried folder
-#    (scripts/vendor-headers.sh: header-only dependencies and the static image libraries) copied in; the
+#    (scripts/setup/vendor-headers.sh: header-only dependencies and the static image libraries) copied in; the
 #    CUDA toolkit mounted read-only at /usr/local/cuda (the GPU machine has nvcc, and pip torch's CMake
 #    configuration needs a toolkit).
 # 4. gpu-check.sh --cpu-smoke run inside, in a network namespace of its own (unshare -n: no route out),
@@ -21,7 +21,7 @@
 # Ends with gpu-check's summary table (step, status, seconds, headline figure); its files are in --out.
 # Needs root (debootstrap, chroot, mount, unshare) and Debian's package mirror for step 1.
 set -euo pipefail
-root_src=$(cd "$(dirname "$0")/.." && pwd)
+root_src=$(cd "$(dirname "$0")/../.." && pwd)
 bare=/var/tmp/trainbench-bare-root
 out=$root_src/out/bare-root
 fresh=0
@@ -93,7 +93,7 @@ if (( prepare )); then say "prepared $bare in $((SECONDS - t0)) s"; exit 0; fi
 # ---- 3. the checkout, the carried folder, the toolkit ------------------------------------------------
 rm -rf "$bare/work/trainbench" "$bare/out" && mkdir -p "$bare/work/trainbench" "$bare/out"
 (cd "$root_src" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents --preserve=timestamps -t "$bare/work/trainbench")
-"$root_src/scripts/vendor-headers.sh" "$bare/work/trainbench/third_party" > /dev/null
+"$root_src/scripts/setup/vendor-headers.sh" "$bare/work/trainbench/third_party" > /dev/null
 say "carried folder: $(du -sh "$bare/work/trainbench/third_party" | cut -f1)"
 mkdir -p "$bare/usr/local/cuda" "$bare/proc" "$bare/dev"
 mount --bind /proc "$bare/proc"
@@ -107,7 +107,7 @@ say "gpu-check.sh --cpu-smoke in $bare, no network"
 set +e
 unshare -n chroot "$bare" /usr/bin/env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/root \
   OUT=/out PYTHON=/opt/py/bin/python BUILD_S="${BUILD_S:-1800}" BUDGET_S="${BUDGET_S:-3000}" \
-  bash /work/trainbench/scripts/gpu-check.sh --cpu-smoke --third-party /work/trainbench/third_party \
+  bash /work/trainbench/scripts/checks/gpu-check.sh --cpu-smoke --third-party /work/trainbench/third_party \
   --build-dir /work/build
 rc=$?
 set -e

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Which LibTorch trainbench builds against: TORCH=auto|debian|pip (the Makefile passes it).
 #
-#   scripts/torch-select.sh kind TORCH       prints debian or pip (auto resolved; installs nothing)
-#   scripts/torch-select.sh install TORCH    pip: makes the venv and installs the pinned torch when missing
-#   scripts/torch-select.sh cmake-args TORCH prints the cmake arguments that select that LibTorch
-#   scripts/torch-select.sh python TORCH     prints the Python whose torch matches the build (the bench peer)
+#   scripts/setup/torch-select.sh kind TORCH       prints debian or pip (auto resolved; installs nothing)
+#   scripts/setup/torch-select.sh install TORCH    pip: makes the venv and installs the pinned torch when missing
+#   scripts/setup/torch-select.sh cmake-args TORCH prints the cmake arguments that select that LibTorch
+#   scripts/setup/torch-select.sh python TORCH     prints the Python whose torch matches the build (the bench peer)
 #
 # debian: Debian's libtorch-dev (1.13, CPU).
 # pip:    the LibTorch inside a Python torch. TORCH=pip installs the pinned torch (the GPU machine's

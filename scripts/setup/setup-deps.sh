@@ -18,8 +18,8 @@ packages=(
   openmpi-bin             # the data-parallel tests start ranks with a real mpirun
   iproute2                # ... and two nodes in two network namespaces (ip netns)
 )
-torch=${TRAINBENCH_TORCH:-debian}   # debian | pip (scripts/torch-select.sh)
-# TORCH=pip: a venv for the pinned PyPI torch (scripts/torch-select.sh installs it).
+torch=${TRAINBENCH_TORCH:-debian}   # debian | pip (scripts/setup/torch-select.sh)
+# TORCH=pip: a venv for the pinned PyPI torch (scripts/setup/torch-select.sh installs it).
 if [ "$torch" = pip ]; then packages+=(python3 python3-venv); fi
 # `make bench` compares against PyTorch eager on the same LibTorch: Debian's python3-torch for 1.13;
 # for pip, torchvision and Pillow come from PyPI into the same venv, at the version matching its torch.

@@ -5,7 +5,7 @@
 # core/gpu_clock.cpp opens with dlopen against the toolkit's nvml.h, where it has one. A typo or a
 # wrong API call in GPU-only code then fails here instead of on the first GPU machine.
 #
-#   scripts/cuda-compile-check.sh [--build-dir DIR] [--jobs N] [--only REGEX] [--skip-code N]
+#   scripts/checks/cuda-compile-check.sh [--build-dir DIR] [--jobs N] [--only REGEX] [--skip-code N]
 #
 # --build-dir: a configured CPU build (default build/): its compile_commands.json gives each file's
 #   exact flags, and its precompiled <torch/torch.h>, once built, makes each compile a few seconds.
@@ -21,7 +21,7 @@
 # configuration (TRAINBENCH_WITH_CUDA=1) of every such file against 1.13's headers, which the pip
 # build compiles for real (docs/methodology.md, "GPU code and what CI compiles").
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build
 jobs=$(nproc 2> /dev/null || echo 2)
 skip_code=0
