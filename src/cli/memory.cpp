@@ -88,15 +88,38 @@ void cap_by_measured_oom(MemoryEstimate& e, int64_t limit) {
   cap(e.summary);
 }
 
-}  // namespace
-
-int cmd_memory(MemoryOptions o) {
-  Sweep s = o.to_sweep();
-  const std::vector<int64_t> batches = parse_int_list(o.measure_batches, "--measure-batches");
+// --measure-batches: two or three increasing batches.
+std::vector<int64_t> measure_batches(const std::string& text) {
+  const std::vector<int64_t> batches = parse_int_list(text, "--measure-batches");
   if (batches.size() < 2 || batches.size() > 3) throw InputError("--measure-batches: give two or three batches");
   for (size_t i = 1; i < batches.size(); ++i) {
     if (batches[i] <= batches[i - 1]) throw InputError("--measure-batches: give increasing batches, e.g. 2,4,8");
   }
+  return batches;
+}
+
+// The estimate's table; without a fit, the breakdown of the largest batch that trained (it still says
+// where its bytes went) and why there is no fit. False when there is none.
+bool print_estimate(const MemoryEstimate& e, const Case& c) {
+  if (e.fitted) {
+    std::cout << print_memory(e.summary) << std::endl;
+    return true;
+  }
+  for (auto it = e.tries.rbegin(); it != e.tries.rend(); ++it) {
+    if (it->status == Status::ok && it->memory) {
+      std::cout << print_memory(*it);
+      break;
+    }
+  }
+  std::cout << fmt::format("{}: no fit: {}\n", c.model, e.failure) << std::endl;
+  return false;
+}
+
+}  // namespace
+
+int cmd_memory(MemoryOptions o) {
+  Sweep s = o.to_sweep();
+  const std::vector<int64_t> batches = measure_batches(o.measure_batches);
   s.batches = {batches.front()};
   const std::vector<Case> plan = make_plan(s);
   bool any_cpu = false;
@@ -156,19 +179,7 @@ int cmd_memory(MemoryOptions o) {
       }
     }
     for (const auto& r : e.tries) results.benchmarks.push_back(r);
-    if (e.fitted) {
-      std::cout << print_memory(e.summary) << std::endl;
-    } else {
-      // The breakdown of the largest batch that trained still says where its bytes went.
-      for (auto it = e.tries.rbegin(); it != e.tries.rend(); ++it) {
-        if (it->status == Status::ok && it->memory) {
-          std::cout << print_memory(*it);
-          break;
-        }
-      }
-      std::cout << fmt::format("{}: no fit: {}\n", c.model, e.failure) << std::endl;
-      code = kExitFailure;
-    }
+    if (!print_estimate(e, c)) code = kExitFailure;
     if (interrupted) break;
   }
   write_results_atomic(o.output, results);

@@ -252,52 +252,20 @@ Record predicted_record(const Case& c, const predict::StepCensus& census, const 
   return rec;
 }
 
-std::string percent(double x) { return fmt::format("{:.0f}%", 100.0 * x); }
-
-std::string predictions_table(const std::vector<Record>& records) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& r : records) {
-    const auto& p = *r.prediction;
-    rows.push_back({p.device_id, fmt::format("{}:b{}:{}", r.model, r.batch_size, r.precision),
-                    fmt::format("{:.4g}", r.throughput),
-                    fmt::format("{:.4g}-{:.4g}", p.throughput_low, p.throughput_high),
-                    fmt::format("{:.2f}", r.step_time_s.median * 1e3),
-                    fmt::format("{}/{}/{}", percent(p.compute_share), percent(p.memory_share), percent(p.launch_share)),
-                    format_bytes(p.memory_bytes), p.fits && *p.fits ? "yes" : "no", std::to_string(p.largest_batch),
-                    p.slowest_layers.empty() ? "" : p.slowest_layers.front().label});
+// --constants FILE, else the fitted constants.
+predict::Constants constants_of(const PredictFlags& o) {
+  if (o.constants.empty()) return predict::fitted_constants();
+  try {
+    return predict::constants_from_json(nlohmann::json::parse(read_json_text(o.constants, "--constants")));
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(fmt::format("--constants {}: {}", o.constants, first_line(e.what())));
   }
-  return fitted_table({{"card"},
-                       {"case"},
-                       {records.empty() ? "samples/s" : records.front().unit, 0, true},
-                       {"interval", 0, true},
-                       {"step ms", 0, true},
-                       {"compute/memory/launch", 0, true},
-                       {"memory", 0, true},
-                       {"fits"},
-                       {"largest batch", 0, true},
-                       {"slowest layer"}},
-                      rows);
 }
 
-int cmd_predict(const PredictFlags& o) {
-  const predict::Constants constants = o.constants.empty() ? predict::fitted_constants() : [&] {
-    try {
-      return predict::constants_from_json(nlohmann::json::parse(read_json_text(o.constants, "--constants")));
-    } catch (const InputError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw InputError(fmt::format("--constants {}: {}", o.constants, first_line(e.what())));
-    }
-  }();
-  if (o.format != "table" && o.format != "json")
-    throw InputError("--format: unknown format '" + o.format + "' (table or json)");
-  if (o.tf32 != "on" && o.tf32 != "off") throw InputError("--tf32: '" + o.tf32 + "' (on or off)");
-  if (!o.from_device.empty() && o.from.empty()) throw InputError("--from-device names the card of a --from profile");
-  const auto catalogue = predict::load_catalogue(o.catalogue);
-  const auto targets = predict::select_devices(catalogue, split_list(o.on, "--on"));
-  const int64_t context = o.gpu_context.empty() ? kGpuContextBytes : parse_size(o.gpu_context, "--gpu-context");
-  const auto scaling = scaling_request(o);
-
+// The cases predicted: one model, one value per --set key, every batch and precision, validated as CPU cases.
+std::vector<Case> predict_plan(const PredictFlags& o) {
   Sweep sweep;
   sweep.params = params_product(parse_sets(o.sets));
   sweep.models = sweep_models(o.model, o.script, sweep.params);
@@ -308,12 +276,14 @@ int cmd_predict(const PredictFlags& o) {
   sweep.layouts = {o.layout};
   sweep.optimizers = {o.optimizer};
   sweep.devices = {"cpu"};  // validated as a CPU case; predicted for the cards
-  const std::vector<Case> plan = make_plan(sweep);
+  return make_plan(sweep);
+}
 
+// -o and --census-out checked against every input (and each other) before anything runs; -o locked.
+void claim_outputs(const PredictFlags& o, const std::vector<Case>& plan, Journal& output_lock) {
   std::vector<std::string> inputs = case_input_files(plan);
   for (const std::string* in : {&o.from, &o.census, &o.catalogue, &o.constants})
     if (!in->empty()) inputs.push_back(*in);
-  Journal output_lock;
   if (!o.output.empty()) {
     check_output(o.output, "-o", inputs, default_store_or_none());
     (void)lock_output(o.output, "predict", output_lock);
@@ -324,6 +294,22 @@ int cmd_predict(const PredictFlags& o) {
     taken.push_back(o.output);
     check_output(o.census_out, "--census-out", taken, default_store_or_none());
   }
+}
+
+int cmd_predict(const PredictFlags& o) {
+  const predict::Constants constants = constants_of(o);
+  if (o.format != "table" && o.format != "json")
+    throw InputError("--format: unknown format '" + o.format + "' (table or json)");
+  if (o.tf32 != "on" && o.tf32 != "off") throw InputError("--tf32: '" + o.tf32 + "' (on or off)");
+  if (!o.from_device.empty() && o.from.empty()) throw InputError("--from-device names the card of a --from profile");
+  const auto catalogue = predict::load_catalogue(o.catalogue);
+  const auto targets = predict::select_devices(catalogue, split_list(o.on, "--on"));
+  const int64_t context = o.gpu_context.empty() ? kGpuContextBytes : parse_size(o.gpu_context, "--gpu-context");
+  const auto scaling = scaling_request(o);
+
+  const std::vector<Case> plan = predict_plan(o);
+  Journal output_lock;
+  claim_outputs(o, plan, output_lock);
 
   std::optional<ResultsFile> profile_file;
   predict::DeviceSpec source;
@@ -365,20 +351,7 @@ int cmd_predict(const PredictFlags& o) {
   if (o.format == "json") {
     std::cout << results_to_string(out);
   } else {
-    std::cout << predictions_table(out.benchmarks);
-    std::vector<std::pair<std::string, const ScalingPoint*>> scaled;
-    for (const auto& r : out.benchmarks)
-      for (const auto& p : r.prediction->scaling)
-        scaled.emplace_back(fmt::format("{} {}:b{}:{}", r.prediction->device_id, r.model, r.batch_size, r.precision),
-                            &p);
-    if (!scaled.empty()) std::cout << "\n" << predict::scaling_table(scaled);
-    std::cout << fmt::format(
-        "Predicted, not measured ({}; constants {}): the interval is ±{:.0f}%; memory is the step's tensors in the "
-        "precision's types x {:g} (the caching allocator) + {} of context; docs/prediction.md says what each "
-        "path assumes.\n",
-        o.from.empty() ? "from each card's spec sheet" : "carried from the profile measured on " + source.id,
-        constants.version, 100.0 * (o.from.empty() ? constants.interval : constants.profile_interval),
-        kGpuReservedPerTensorByte, format_bytes(context));
+    print_predictions(out, !o.from.empty(), source.id, constants, context);
   }
   if (!o.output.empty()) std::cerr << "predictions: " << o.output << "\n";
   return kExitOk;

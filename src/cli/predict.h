@@ -6,6 +6,7 @@
 
 #include "predict/catalogue.h"
 #include "predict/method.h"
+#include "results/results_file.h"
 #include "runner/case.h"
 
 namespace trainbench::cli {
@@ -17,5 +18,10 @@ const predict::StepCensus& census_of(const Case& c, std::map<std::string, predic
 // `c` on `card` from its spec sheet, with the built-in constants, TF32 off and the default GPU context.
 predict::StepForecast forecast_case(const Case& c, const predict::DeviceSpec& card,
                                     std::map<std::string, predict::StepCensus>& cache);
+
+// `predict`'s table of `out`'s predictions (cli/predict_print.cpp): `from_profile` when they were carried
+// from a profile measured on `source_id`.
+void print_predictions(const ResultsFile& out, bool from_profile, const std::string& source_id,
+                       const predict::Constants& constants, int64_t context);
 
 }  // namespace trainbench::cli
