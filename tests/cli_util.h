@@ -55,17 +55,23 @@ struct RunWith {
   int timeout_s = 0;
 };
 
-// Runs `trainbench <args>` with no stdin; stdout and stderr go through files in `dir`.
-inline CmdResult run_trainbench(const std::string& args, const std::filesystem::path& dir, const RunWith& with = {}) {
+// Runs `exe <args>` (a copy of trainbench) with no stdin; stdout and stderr go through files in `dir`.
+inline CmdResult run_program(const std::string& exe, const std::string& args, const std::filesystem::path& dir,
+                             const RunWith& with = {}) {
   const std::filesystem::path out = dir / "stdout.txt", err = dir / "stderr.txt";
   std::string prefix;
   if (with.timeout_s > 0) prefix += "timeout -k 5 " + std::to_string(with.timeout_s) + " ";
   if (!with.env.empty()) prefix += "env " + with.env + " ";
   CmdResult r;
-  r.code = shell(prefix + TRAINBENCH_EXE + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null");
+  r.code = shell(prefix + exe + " " + args + " > " + out.string() + " 2> " + err.string() + " < /dev/null");
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+// Runs `trainbench <args>` as run_program does, the build's trainbench.
+inline CmdResult run_trainbench(const std::string& args, const std::filesystem::path& dir, const RunWith& with = {}) {
+  return run_program(TRAINBENCH_EXE, args, dir, with);
 }
 
 inline int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }

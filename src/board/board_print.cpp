@@ -222,6 +222,81 @@ nlohmann::json change_json(const BoardCell& cell, const Change& ch) {
   return {{"run", cell.history[ch.at].run_id}, {"index", ch.at}, {"ratio", ch.ratio}, {"threshold", ch.threshold}};
 }
 
+// A measured cell: its latest run, the history and the changes found in it.
+nlohmann::json cell_json(const BoardRow& row, const BoardCell& cell, const BoardPoint& latest, bool baseline) {
+  nlohmann::json history = nlohmann::json::array();
+  for (const auto& h : cell.history) {
+    history.push_back({{"run", h.run_id},
+                       {"start_time", h.start_time},
+                       {"git_revision", h.git_revision},
+                       {"libtorch_version", h.libtorch_version},
+                       {"status", h.status},
+                       {"throughput", h.ok() ? nlohmann::json(h.throughput) : nlohmann::json(nullptr)},
+                       {"noise", number_or_null(h.noise)}});
+  }
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& ch : cell.changes.changes) changes.push_back(change_json(cell, ch));
+  return {
+      {"run", latest.run_id},
+      {"status", latest.status},
+      {"throughput", latest.ok() ? nlohmann::json(latest.throughput) : nlohmann::json(nullptr)},
+      {"noise", number_or_null(latest.noise)},
+      {"libtorch_version", latest.libtorch_version},
+      {"speedup", cell.speedup ? nlohmann::json(*cell.speedup) : nlohmann::json(nullptr)},
+      {"verdict", cell.verdict == Verdict::none ? nlohmann::json(nullptr) : nlohmann::json(to_string(cell.verdict))},
+      {"text", cell_text(row, cell, baseline)},
+      {"history", history},
+      {"changes", changes},
+      {"pending", cell.changes.pending ? change_json(cell, *cell.changes.pending) : nlohmann::json(nullptr)},
+      {"changes_text", changes_text(cell)}};
+}
+
+// A row's predicted cells, one per predicted card (null where there is no prediction).
+nlohmann::json predicted_json(const BoardRow& row) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : row.predicted) {
+    out.push_back(p ? nlohmann::json({{"status", "predicted"},
+                                      {"throughput", p->throughput},
+                                      {"throughput_low", p->low},
+                                      {"throughput_high", p->high},
+                                      {"fits", p->fits},
+                                      {"largest_batch", p->largest_batch},
+                                      {"text", predicted_text(p)}})
+                    : nlohmann::json(nullptr));
+  }
+  return out;
+}
+
+// The memory section: per workload and column, the largest batch that trained, the predicted ones.
+nlohmann::json memory_json(const Board& b) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : b.memory) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& mc : m.cells) {
+      nlohmann::json pred = nlohmann::json::array();
+      for (const auto& p : mc.predicted) {
+        pred.push_back({{"size_bytes", p.size_bytes},
+                        {"largest_batch", p.batch},
+                        {"low", p.low},
+                        {"high", p.high},
+                        {"tried", p.tried}});
+      }
+      nlohmann::json under = nlohmann::json::array();
+      for (const auto& k : mc.under_limit) {
+        under.push_back(
+            {{"limit_bytes", k.limit_bytes}, {"largest_ok", k.largest_ok}, {"smallest_oom", k.smallest_oom}});
+      }
+      cells.push_back({{"largest_ok", mc.largest_ok},
+                       {"smallest_oom", mc.smallest_oom},
+                       {"under_limit", under},
+                       {"predicted", pred},
+                       {"text", memory_text(mc)}});
+    }
+    out.push_back({{"workload", m.workload}, {"cells", cells}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json board_model(const Board& b) {
@@ -255,61 +330,12 @@ nlohmann::json board_model(const Board& b) {
         r["cells"].push_back(nullptr);
         continue;
       }
-      nlohmann::json history = nlohmann::json::array();
-      for (const auto& h : cell.history) {
-        history.push_back({{"run", h.run_id}, {"start_time", h.start_time}, {"git_revision", h.git_revision},
-                           {"libtorch_version", h.libtorch_version}, {"status", h.status},
-                           {"throughput", h.ok() ? nlohmann::json(h.throughput) : nlohmann::json(nullptr)},
-                           {"noise", number_or_null(h.noise)}});
-      }
-      nlohmann::json changes = nlohmann::json::array();
-      for (const auto& ch : cell.changes.changes) changes.push_back(change_json(cell, ch));
-      r["cells"].push_back(
-          {{"run", p->run_id}, {"status", p->status},
-           {"throughput", p->ok() ? nlohmann::json(p->throughput) : nlohmann::json(nullptr)},
-           {"noise", number_or_null(p->noise)}, {"libtorch_version", p->libtorch_version},
-           {"speedup", cell.speedup ? nlohmann::json(*cell.speedup) : nlohmann::json(nullptr)},
-           {"verdict", cell.verdict == Verdict::none ? nlohmann::json(nullptr) : nlohmann::json(to_string(cell.verdict))},
-           {"text", cell_text(row, cell, int(c) == b.baseline)}, {"history", history}, {"changes", changes},
-           {"pending", cell.changes.pending ? change_json(cell, *cell.changes.pending) : nlohmann::json(nullptr)},
-           {"changes_text", changes_text(cell)}});
+      r["cells"].push_back(cell_json(row, cell, *p, int(c) == b.baseline));
     }
-    r["predicted"] = nlohmann::json::array();
-    for (const auto& p : row.predicted) {
-      r["predicted"].push_back(p ? nlohmann::json({{"status", "predicted"},
-                                                   {"throughput", p->throughput},
-                                                   {"throughput_low", p->low},
-                                                   {"throughput_high", p->high},
-                                                   {"fits", p->fits},
-                                                   {"largest_batch", p->largest_batch},
-                                                   {"text", predicted_text(p)}})
-                                 : nlohmann::json(nullptr));
-    }
+    r["predicted"] = predicted_json(row);
     j["rows"].push_back(r);
   }
-  j["memory"] = nlohmann::json::array();
-  for (const auto& m : b.memory) {
-    nlohmann::json cells = nlohmann::json::array();
-    for (const auto& mc : m.cells) {
-      nlohmann::json pred = nlohmann::json::array();
-      for (const auto& p : mc.predicted) {
-        pred.push_back({{"size_bytes", p.size_bytes},
-                        {"largest_batch", p.batch},
-                        {"low", p.low},
-                        {"high", p.high},
-                        {"tried", p.tried}});
-      }
-      nlohmann::json under = nlohmann::json::array();
-      for (const auto& k : mc.under_limit) {
-        under.push_back(
-            {{"limit_bytes", k.limit_bytes}, {"largest_ok", k.largest_ok}, {"smallest_oom", k.smallest_oom}});
-      }
-      cells.push_back({{"largest_ok", mc.largest_ok}, {"smallest_oom", mc.smallest_oom}, {"under_limit", under},
-                       {"predicted", pred},
-                       {"text", memory_text(mc)}});
-    }
-    j["memory"].push_back({{"workload", m.workload}, {"cells", cells}});
-  }
+  j["memory"] = memory_json(b);
   return j;
 }
 

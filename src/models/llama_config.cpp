@@ -282,6 +282,66 @@ void check_llama_config(const LlamaConfig& c, const std::string& where) {
   }
 }
 
+namespace {
+
+// Every key of the config is one trainbench reads or knowingly ignores; one that asks for what the
+// llama does not implement is refused by name.
+void check_known_fields(const nlohmann::json& j, const ConfigReader& r) {
+  const std::set<std::string> used = {"model_type",
+                                      "vocab_size",
+                                      "hidden_size",
+                                      "intermediate_size",
+                                      "num_hidden_layers",
+                                      "num_attention_heads",
+                                      "num_key_value_heads",
+                                      "head_dim",
+                                      "rope_theta",
+                                      "rope_scaling",
+                                      "rope_parameters",
+                                      "rms_norm_eps",
+                                      "tie_word_embeddings",
+                                      "attention_bias",
+                                      "mlp_bias",
+                                      "max_position_embeddings",
+                                      "sliding_window",
+                                      "use_sliding_window",
+                                      "attention_dropout",
+                                      "hidden_act",
+                                      "rope_interleaved",
+                                      "use_mrope"};
+  for (const auto& [key, value] : j.items()) {
+    if (const auto u = unimplemented_fields().find(key); u != unimplemented_fields().end()) {
+      r.fail(key, "asks for " + u->second + ", which trainbench's llama does not implement");
+    }
+    if (used.count(key) == 0 && ignored_fields().count(key) == 0) {
+      r.fail(key, "is not a field of a llama, mistral or qwen2 config that trainbench knows");
+    }
+  }
+}
+
+// The fields that ask for what the llama does not implement: an activation, interleaved or multimodal
+// RoPE, Qwen 2's sliding window; Mistral's window is read.
+void read_unimplemented(const ConfigReader& r, LlamaConfig& c) {
+  if (r.has("hidden_act") && r.text("hidden_act") != "silu") {
+    r.fail("hidden_act", "is '" + r.text("hidden_act") + "': trainbench's llama implements silu (SwiGLU)");
+  }
+  if (r.boolean_or("rope_interleaved", false)) {
+    r.fail("rope_interleaved", "is true: trainbench's llama rotates the halves of each head (Hugging Face's order)");
+  }
+  if (r.boolean_or("use_mrope", false)) r.fail("use_mrope", "is true: multimodal RoPE is not implemented");
+  // Qwen 2 uses its window only with use_sliding_window; Mistral's applies whenever it is set.
+  const bool window_on = c.model_type == "qwen2" ? r.boolean_or("use_sliding_window", false) : r.has("sliding_window");
+  if (c.model_type == "qwen2" && window_on) {
+    r.fail("use_sliding_window", "is true: sliding-window attention is not implemented");
+  }
+  if (c.model_type != "qwen2" && r.has("use_sliding_window")) {
+    r.fail("use_sliding_window", "is not a field of a " + c.model_type + " config");
+  }
+  if (window_on) c.sliding_window = r.integer_or("sliding_window", kMaxPos, 0);
+}
+
+}  // namespace
+
 LlamaConfig parse_llama_config(const std::string& text, const std::string& path) {
   nlohmann::json j;
   try {
@@ -299,19 +359,7 @@ LlamaConfig parse_llama_config(const std::string& text, const std::string& path)
   if (c.model_type != "llama" && c.model_type != "mistral" && c.model_type != "qwen2") {
     r.fail("model_type", "is '" + c.model_type + "': trainbench's llama builds llama, mistral and qwen2");
   }
-  const std::set<std::string> used = {
-      "model_type", "vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-      "num_key_value_heads", "head_dim", "rope_theta", "rope_scaling", "rope_parameters", "rms_norm_eps",
-      "tie_word_embeddings", "attention_bias", "mlp_bias", "max_position_embeddings", "sliding_window",
-      "use_sliding_window", "attention_dropout", "hidden_act", "rope_interleaved", "use_mrope"};
-  for (const auto& [key, value] : j.items()) {
-    if (const auto u = unimplemented_fields().find(key); u != unimplemented_fields().end()) {
-      r.fail(key, "asks for " + u->second + ", which trainbench's llama does not implement");
-    }
-    if (used.count(key) == 0 && ignored_fields().count(key) == 0) {
-      r.fail(key, "is not a field of a llama, mistral or qwen2 config that trainbench knows");
-    }
-  }
+  check_known_fields(j, r);
   c.vocab = r.integer("vocab_size", kVocab);
   c.hidden = r.integer("hidden_size", kHidden);
   c.intermediate = r.integer("intermediate_size", kIntermediate);
@@ -347,22 +395,7 @@ LlamaConfig parse_llama_config(const std::string& text, const std::string& path)
   c.mlp_bias = r.boolean_or("mlp_bias", false);
   c.max_pos = r.integer_or("max_position_embeddings", kMaxPos, c.model_type == "llama" ? 2048 : 32768);
   c.attention_dropout = r.number_or("attention_dropout", kDropout, 0.0);
-  if (r.has("hidden_act") && r.text("hidden_act") != "silu") {
-    r.fail("hidden_act", "is '" + r.text("hidden_act") + "': trainbench's llama implements silu (SwiGLU)");
-  }
-  if (r.boolean_or("rope_interleaved", false)) {
-    r.fail("rope_interleaved", "is true: trainbench's llama rotates the halves of each head (Hugging Face's order)");
-  }
-  if (r.boolean_or("use_mrope", false)) r.fail("use_mrope", "is true: multimodal RoPE is not implemented");
-  // Qwen 2 uses its window only with use_sliding_window; Mistral's applies whenever it is set.
-  const bool window_on = c.model_type == "qwen2" ? r.boolean_or("use_sliding_window", false) : r.has("sliding_window");
-  if (c.model_type == "qwen2" && window_on) {
-    r.fail("use_sliding_window", "is true: sliding-window attention is not implemented");
-  }
-  if (c.model_type != "qwen2" && r.has("use_sliding_window")) {
-    r.fail("use_sliding_window", "is not a field of a " + c.model_type + " config");
-  }
-  if (window_on) c.sliding_window = r.integer_or("sliding_window", kMaxPos, 0);
+  read_unimplemented(r, c);
   check_llama_config(c, "config.json " + path);
   return c;
 }

@@ -13,6 +13,7 @@
 
 #include "core/op_observer.h"
 #include "memory/probe.h"
+#include "ops/census_names.h"
 #include "ops/op_kind.h"
 
 namespace trainbench {
@@ -20,65 +21,6 @@ namespace {
 
 using predict::CensusOp;
 using predict::OpClass;
-
-// Operators that launch no kernel of their own: views, allocations, shape queries.
-bool launches_nothing(const char* name) {
-  static const std::set<std::string> none = {"aten::view",
-                                             "aten::_unsafe_view",
-                                             "aten::_reshape_alias",
-                                             "aten::reshape",
-                                             "aten::as_strided",
-                                             "aten::transpose",
-                                             "aten::t",
-                                             "aten::permute",
-                                             "aten::expand",
-                                             "aten::expand_as",
-                                             "aten::slice",
-                                             "aten::select",
-                                             "aten::unsqueeze",
-                                             "aten::squeeze",
-                                             "aten::detach",
-                                             "aten::alias",
-                                             "aten::empty",
-                                             "aten::empty_like",
-                                             "aten::empty_strided",
-                                             "aten::resize_",
-                                             "aten::set_",
-                                             "aten::split",
-                                             "aten::split_with_sizes",
-                                             "aten::chunk",
-                                             "aten::narrow",
-                                             "aten::unbind",
-                                             "aten::flatten",
-                                             "aten::unflatten",
-                                             "aten::view_as",
-                                             "aten::lift_fresh",
-                                             "aten::numel",
-                                             "aten::size",
-                                             "aten::stride",
-                                             "aten::contiguous",
-                                             "aten::to",
-                                             "aten::type_as",
-                                             "aten::result_type",
-                                             "aten::item",
-                                             "aten::_local_scalar_dense",
-                                             "aten::is_nonzero",
-                                             "aten::broadcast_tensors",
-                                             "aten::_has_compatible_shallow_copy_type",
-                                             "aten::is_same_size",
-                                             "aten::dim",
-                                             "aten::lift",
-                                             "aten::_shape_as_tensor",
-                                             "aten::expand_copy"};
-  return none.count(name) > 0;
-}
-
-// Products no kind's reader describes (batched products outside attention): FLOPs from the shapes.
-bool is_product(const char* name) {
-  static const std::set<std::string> products = {"aten::mm", "aten::bmm", "aten::matmul", "aten::addmm",
-                                                 "aten::baddbmm"};
-  return products.count(name) > 0;
-}
 
 // The floating-point elements, parameter elements and other bytes of a list of values.
 struct CensusTally {
@@ -117,29 +59,6 @@ struct CensusFrame {
   int64_t k = 0;          // a product's inner dimension (is_product)
 };
 
-// Operators CUDA autocast runs in fp32 whatever their inputs' type (casting 16-bit inputs up).
-bool autocast_fp32(const std::string& name) {
-  static const std::set<std::string> wide = {"aten::layer_norm",
-                                             "aten::group_norm",
-                                             "aten::softmax",
-                                             "aten::log_softmax",
-                                             "aten::cross_entropy_loss",
-                                             "aten::nll_loss",
-                                             "aten::mse_loss",
-                                             "aten::l1_loss",
-                                             "aten::smooth_l1_loss",
-                                             "aten::kl_div",
-                                             "aten::binary_cross_entropy_with_logits",
-                                             "aten::exp",
-                                             "aten::log",
-                                             "aten::pow",
-                                             "aten::norm",
-                                             "aten::logsumexp",
-                                             "aten::rsqrt",
-                                             "aten::reciprocal"};
-  return wide.count(name) > 0;
-}
-
 struct CensusState {
   std::vector<CensusOp> ops;
   // Under CUDA autocast, which tensors the step's forward made would be fp32 (true) or 16-bit (false),
@@ -159,11 +78,6 @@ struct CensusState {
   bool described = false;  // the current top-level operator has its product's shape
 };
 thread_local CensusState* t_census = nullptr;
-
-bool is_softmax(const std::string& name) { return name == "aten::softmax" || name == "aten::_softmax"; }
-bool is_dropout(const std::string& name) {
-  return name == "aten::dropout" || name == "aten::native_dropout" || name == "aten::feature_dropout";
-}
 
 bool census_watched(const char* name) {
   return std::strncmp(name, "aten::", 6) == 0 || std::strcmp(name, "trainbench::attention") == 0;
@@ -288,20 +202,12 @@ std::unique_ptr<at::ObserverContext> census_enter(const at::RecordFunction& fn) 
   return nullptr;
 }
 
-void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
-  CensusState* s = t_census;
-  if (s == nullptr || s->frames.empty() || s->frames.back().name != fn.name()) return;
-  CensusFrame f = std::move(s->frames.back());
-  s->frames.pop_back();
-  CensusOp& top = s->ops.back();
-  CensusTally out;
-  std::set<const void*> out_seen;
-  const std::vector<c10::IValue>& outputs = fn.outputs();
-  out.add_all(c10::ArrayRef<const c10::IValue>(outputs.data(), outputs.size()), out_seen);
-  // An operator is a kernel when nothing inside it launched one (views and allocations launch none).
+// Inside the current top-level operator, `f` ended and `out` is what it wrote. An operator is a kernel
+// when nothing inside it launched one (views and allocations launch none).
+void count_kernel(CensusState& s, CensusOp& top, const CensusFrame& f, const CensusTally& out) {
   const bool kernel = !f.launched && !launches_nothing(f.name.c_str());
   if (kernel || f.launched) {
-    if (!s->frames.empty()) s->frames.back().launched = true;
+    if (!s.frames.empty()) s.frames.back().launched = true;
   }
   if (kernel) {
     // A kernel: it reads its inputs and writes its outputs once.
@@ -313,32 +219,37 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
   // Inside attention's written-out form (the model's own, or the one a CPU's scaled_dot_product_attention
   // falls back to): what a fused GPU kernel would not keep for backward. The outermost softmax or
   // dropout only (softmax dispatches _softmax inside it).
-  if (!s->frames.empty() && s->frames.front().name == "trainbench::attention" && (is_softmax(f.name) || is_dropout(f.name))) {
+  if (!s.frames.empty() && s.frames.front().name == "trainbench::attention" &&
+      (is_softmax(f.name) || is_dropout(f.name))) {
     bool nested = false;
-    for (size_t i = 1; i < s->frames.size(); ++i)
-      nested = nested || is_softmax(s->frames[i].name) || is_dropout(s->frames[i].name);
+    for (size_t i = 1; i < s.frames.size(); ++i)
+      nested = nested || is_softmax(s.frames[i].name) || is_dropout(s.frames[i].name);
     if (!nested) top.math_saved_elems += (is_dropout(f.name) ? 2.0 : 1.0) * out.act;  // dropout: its output and mask
   }
-  if (!s->frames.empty()) return;
-  // The top-level operator ends.
+}
+
+// The top-level operator ends: its kernels and the bytes they move as a GPU runs it, where that is not
+// the CPU's decomposition.
+void as_gpu_runs(const CensusState& s, CensusOp& top, const CensusFrame& f, const CensusTally& out,
+                 const at::RecordFunction& fn) {
   top.has_backward = out.requires_grad;
   if (top.name == "trainbench::attention") {
     top.math_elems = top.act_elems + top.weight_elems;
     top.math_kernels = top.kernels;
     // A fused kernel reads q, k and v and writes the output, q's shape (a record scope has no outputs).
-    top.act_elems = f.inputs.act + s->top_first_elems;
+    top.act_elems = f.inputs.act + s.top_first_elems;
     top.weight_elems = 0.0;
     top.kernels = 1;
-  } else if (s->shaped) {
+  } else if (s.shaped) {
     // A convolution or a linear layer: one kernel (cuDNN's, cuBLAS's with the bias in its epilogue)
     // reading its input and weight and writing its output.
-    top.act_elems = s->shape_act;
-    top.weight_elems = s->shape_weight;
+    top.act_elems = s.shape_act;
+    top.weight_elems = s.shape_weight;
     top.other_bytes = 0.0;
     top.kernels = 1;
   } else if (top.op_class == OpClass::lstm) {
     // cuDNN's LSTM: per layer and direction the input's product for every step, then the recurrent kernel.
-    top.kernels = s->lstm_kernels;
+    top.kernels = s.lstm_kernels;
   } else if (top.name == "aten::dropout" || top.name == "aten::feature_dropout") {
     // One fused kernel on a GPU: reads the input, writes the output and a one-byte mask; backward reads
     // the gradient and the mask and writes the input's gradient.
@@ -349,7 +260,7 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
   } else if (top.name == "aten::cross_entropy_loss") {
     // log-softmax (reads the logits, writes their log-probabilities) and the loss reading them: two
     // kernels however LibTorch's CPU build decomposes it.
-    top.act_elems = 3.0 * s->top_first_elems;
+    top.act_elems = 3.0 * s.top_first_elems;
     top.kernels = 2;
   } else if (top.name == "aten::embedding") {
     // Reads the rows it gathers, not the table; its gradient is the whole table.
@@ -357,7 +268,7 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
     top.weight_elems = 0.0;
     top.act_elems = 2.0 * out.act;
     top.bwd_elems = out.act + table;
-  } else if (!s->described && is_product(top.name.c_str()) && f.k > 0) {
+  } else if (!s.described && is_product(top.name.c_str()) && f.k > 0) {
     // A product no kind reads: out[..., m, n] from a[..., m, k].
     const auto& o = fn.outputs();
     if (!o.empty() && o[0].isTensor() && o[0].toTensor().dim() >= 2) {
@@ -376,21 +287,40 @@ void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
   if (top.op_class == OpClass::memory && top.name != "aten::embedding" && top.name != "aten::dropout" &&
       top.name != "aten::feature_dropout")
     top.bwd_elems = top.has_backward ? 1.5 * top.act_elems : 0.0;
-  // Autocast's types: a product's output is 16-bit; an fp32-list operator's is fp32, with a cast copy
-  // of each 16-bit input; anything else is fp32 when one of its float inputs is.
+}
+
+// Autocast's types: a product's output is 16-bit; an fp32-list operator's is fp32, with a cast copy
+// of each 16-bit input; anything else is fp32 when one of its float inputs is.
+void set_autocast_types(CensusState& s, CensusOp& top, const std::vector<c10::IValue>& outputs) {
   const bool product = top.op_class != OpClass::memory;
   const bool listed = autocast_fp32(top.name);
-  top.out_wide = product ? false : listed ? true : s->top_inputs_wide;
-  top.cast_elems = listed ? s->top_inputs16_elems : 0.0;
+  top.out_wide = product ? false : listed ? true : s.top_inputs_wide;
+  top.cast_elems = listed ? s.top_inputs16_elems : 0.0;
   top.out_elems = 0.0;
   for (const auto& v : outputs) {
     if (!v.isTensor()) continue;
     const at::Tensor& t = v.toTensor();
     if (!t.defined() || !at::isFloatingType(t.scalar_type())) continue;
-    s->wide[t.unsafeGetTensorImpl()] = top.out_wide;
+    s.wide[t.unsafeGetTensorImpl()] = top.out_wide;
     if (top.kernels > 0 || product) top.out_elems += static_cast<double>(t.numel());
   }
-  if (top.op_class == OpClass::attention) top.out_elems = s->top_first_elems;
+  if (top.op_class == OpClass::attention) top.out_elems = s.top_first_elems;
+}
+
+void census_exit(const at::RecordFunction& fn, at::ObserverContext*) {
+  CensusState* s = t_census;
+  if (s == nullptr || s->frames.empty() || s->frames.back().name != fn.name()) return;
+  CensusFrame f = std::move(s->frames.back());
+  s->frames.pop_back();
+  CensusOp& top = s->ops.back();
+  CensusTally out;
+  std::set<const void*> out_seen;
+  const std::vector<c10::IValue>& outputs = fn.outputs();
+  out.add_all(c10::ArrayRef<const c10::IValue>(outputs.data(), outputs.size()), out_seen);
+  count_kernel(*s, top, f, out);
+  if (!s->frames.empty()) return;
+  as_gpu_runs(*s, top, f, out, fn);
+  set_autocast_types(*s, top, outputs);
   // A view or a query at the top: nothing moved, nothing launched.
   if (top.kernels == 0 && top.op_class == OpClass::memory) s->ops.pop_back();
 }

@@ -128,91 +128,6 @@ constexpr const char* kRunColumns =
 
 }  // namespace
 
-StoreSpec parse_store_spec(const std::string& text, const std::string& source) {
-  StoreSpec s;
-  if (text.empty()) throw InputError(source + ": an empty store name (give a path, a postgresql:// URL or none)");
-  if (text == "none") return s;
-  if (text.rfind("postgresql://", 0) == 0 || text.rfind("postgres://", 0) == 0) {
-    s.kind = StoreSpec::Kind::postgresql;
-    s.where = text;
-    try {
-      (void)postgresql_store_name(text);  // read by libpq now: a URL it cannot read is refused before anything runs
-    } catch (const StoreError& e) {
-      throw InputError(source + ": " + e.what());
-    }
-    return s;
-  }
-  s.kind = StoreSpec::Kind::sqlite;
-  s.where = text.rfind("sqlite:", 0) == 0 ? text.substr(7) : text;
-  if (s.where.empty()) throw InputError(source + ": 'sqlite:' names no file");
-  if (const auto scheme = s.where.find("://"); scheme != std::string::npos) {
-    // Only the scheme is shown: the rest of a URL may hold a password.
-    throw InputError(source + ": '" + s.where.substr(0, scheme) +
-                     "://...' is not a store this trainbench knows (a path, postgresql://... or none)");
-  }
-  return s;
-}
-
-std::string default_store_path() {
-  namespace fs = std::filesystem;
-  if (const char* d = std::getenv("XDG_DATA_HOME"); d != nullptr && *d != '\0') {
-    return (fs::path(d) / "trainbench" / "results.sqlite").string();
-  }
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
-    return (fs::path(h) / ".local" / "share" / "trainbench" / "results.sqlite").string();
-  }
-  return "";
-}
-
-StoreSpec choose_store(const std::string& flag, bool no_store) {
-  if (no_store) return {};
-  if (!flag.empty()) return parse_store_spec(flag, "--store");
-  if (const char* env = std::getenv("TRAINBENCH_STORE"); env != nullptr && *env != '\0') {
-    return parse_store_spec(env, "TRAINBENCH_STORE");
-  }
-  const std::string path = default_store_path();
-  if (path.empty()) return {};
-  return {StoreSpec::Kind::sqlite, path};
-}
-
-RunQuery parse_run_query(const std::string& text) {
-  RunQuery q;
-  if (text.empty()) return q;
-  std::set<std::string> seen;
-  for (const std::string& pair : split_list(text, "store:" + text)) {
-    const auto eq = pair.find('=');
-    const std::string key = pair.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : pair.substr(eq + 1);
-    const std::string where = "store:" + text + ": '" + pair + "'";
-    if (eq == std::string::npos || value.empty()) throw InputError(where + " is not key=value");
-    if (!seen.insert(key).second) throw InputError(where + ": " + key + " is given twice");
-    auto count = [&](int64_t* out) {
-      if (!whole_number_problem(value, out).empty() || *out < 1) throw InputError(where + ": must be a whole number >= 1");
-    };
-    if (key == "device") {
-      q.device = value;
-    } else if (key == "machine") {
-      q.machine = value;
-    } else if (key == "libtorch") {
-      q.libtorch = value;
-    } else if (key == "model") {
-      q.model = value;
-    } else if (key == "since") {
-      if (const std::string why = utc_time_problem(value); !why.empty()) {
-        throw InputError(where + ": " + value + " " + why + " (UTC, optionally with a time)");
-      }
-      q.since = value;
-    } else if (key == "run") {
-      count(&q.run);
-    } else if (key == "last") {
-      count(&q.last);
-    } else {
-      throw InputError(where + ": unknown key '" + key + "' (device, machine, libtorch, model, since, run, last)");
-    }
-  }
-  return q;
-}
-
 namespace {
 // The hash of a run from its JSON (to_json of its results), so add() serialises the run once.
 std::string hash_of(const nlohmann::json& whole) { return sha256_hex(whole.dump()); }
@@ -260,19 +175,57 @@ std::unique_ptr<Store> Store::open(const StoreSpec& spec) {
   return nullptr;
 }
 
-Store::Added Store::add(const ResultsFile& f) {
-  // One rule for every store, where a run enters it: what a results file may not hold, no store takes.
+namespace {
+
+// One rule for every store, where a run enters it: what a results file may not hold, no store takes.
+// The store keeps measurements: a prediction (`trainbench predict`) is never stored as one.
+void check_storable(const ResultsFile& f, const std::string& store_name) {
   try {
     check_context(f.context);
   } catch (const std::runtime_error& e) {
-    throw StoreError(name() + ": not stored: its context's " + e.what());
+    throw StoreError(store_name + ": not stored: its context's " + e.what());
   }
-  // The store keeps measurements: a prediction (`trainbench predict`) is never stored as one.
   for (const auto& r : f.benchmarks) {
     if (r.predicted())
-      throw StoreError(name() + ": not stored: it holds predictions (status predicted, " + r.name +
+      throw StoreError(store_name + ": not stored: it holds predictions (status predicted, " + r.name +
                        "), and the store keeps measurements only");
   }
+}
+
+// The stored runs of the same context (a run and its resumed self), each with its cases, read once:
+// which holds every case of which.
+std::vector<std::pair<int64_t, std::set<std::string>>> runs_of_context(SqlConnection& db, const Context& c,
+                                                                       const std::string& context_text) {
+  std::vector<std::pair<int64_t, std::set<std::string>>> same_context;
+  for (const auto& row : db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
+                                  {column_text(c.start_time), column_text(c.hostname), context_text})) {
+    std::set<std::string> theirs;
+    for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {row[0]})) {
+      theirs.insert(sql_text(rec[0]));
+    }
+    same_context.emplace_back(sql_int(row[0]), std::move(theirs));
+  }
+  return same_context;
+}
+
+// Each case of run `id`: its columns, and its record as stored (`record_text`, in the file's order).
+void insert_cases(SqlConnection& db, int64_t id, const ResultsFile& f, const std::vector<std::string>& record_text) {
+  for (size_t i = 0; i < f.benchmarks.size(); ++i) {
+    const Record& r = f.benchmarks[i];
+    db.query(
+        "INSERT INTO cases (run_id, position, name, model, batch_size, precision, layout, device, threads, status, "
+        "throughput, unit, median_s, jitter_s, record) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        {id, static_cast<int64_t>(i), column_text(r.name), column_text(r.model), r.batch_size, column_text(r.precision),
+         column_text(r.layout), column_text(r.device), int64_t{r.threads}, std::string(to_string(r.status)),
+         r.throughput, column_text(r.unit), r.step_time_s.median, r.step_time_s.jitter, record_text[i]});
+  }
+}
+
+}  // namespace
+
+Store::Added Store::add(const ResultsFile& f) {
+  check_storable(f, name());
   const nlohmann::json whole = to_json(f);
   const std::string hash = hash_of(whole);
   SqlConnection& db = *db_;
@@ -286,17 +239,7 @@ Store::Added Store::add(const ResultsFile& f) {
   const std::set<std::string> records(record_text.begin(), record_text.end());
   const Context& c = f.context;
   const std::string context_text = whole["context"].dump();
-  // The stored runs of the same context (a run and its resumed self), each with its cases, read once:
-  // which holds every case of which.
-  std::vector<std::pair<int64_t, std::set<std::string>>> same_context;
-  for (const auto& row : db.query("SELECT id FROM runs WHERE start_time = $1 AND hostname = $2 AND context = $3",
-                                  {column_text(c.start_time), column_text(c.hostname), context_text})) {
-    std::set<std::string> theirs;
-    for (const auto& rec : db.query("SELECT record FROM cases WHERE run_id = $1", {row[0]})) {
-      theirs.insert(sql_text(rec[0]));
-    }
-    same_context.emplace_back(sql_int(row[0]), std::move(theirs));
-  }
+  const auto same_context = runs_of_context(db, c, context_text);
   // An interrupted run imported after the run that completed it adds nothing: its cases are there.
   for (const auto& [other, theirs] : same_context) {
     if (std::includes(theirs.begin(), theirs.end(), records.begin(), records.end())) {
@@ -328,17 +271,7 @@ Store::Added Store::add(const ResultsFile& f) {
   for (const auto& [older, theirs] : same_context) {
     if (std::includes(records.begin(), records.end(), theirs.begin(), theirs.end())) out.replaced.push_back(older);
   }
-  for (size_t i = 0; i < f.benchmarks.size(); ++i) {
-    const Record& r = f.benchmarks[i];
-    db.query(
-        "INSERT INTO cases (run_id, position, name, model, batch_size, precision, layout, device, threads, status, "
-        "throughput, unit, median_s, jitter_s, record) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-        {id, static_cast<int64_t>(i), column_text(r.name), column_text(r.model), r.batch_size, column_text(r.precision),
-         column_text(r.layout), column_text(r.device), int64_t{r.threads}, std::string(to_string(r.status)),
-         r.throughput, column_text(r.unit), r.step_time_s.median,
-         r.step_time_s.jitter, record_text[i]});
-  }
+  insert_cases(db, id, f, record_text);
   for (const int64_t older : out.replaced) {
     db.query("DELETE FROM cases WHERE run_id = $1", {older});
     db.query("DELETE FROM runs WHERE id = $1", {older});

@@ -182,6 +182,7 @@ WorkloadInfo bert_workload_info() {
                                   std::to_string(hidden));
     }
   };
+  w.depth = [](const Params& p) { return param_int(p, "layers"); };
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<BertWorkload>(o); };
   return w;
 }

@@ -77,6 +77,7 @@ WorkloadInfo bilstm_workload_info() {
       {"seq", "100", "tokens per sequence, 1 to 100000", int_in_range(1, 100'000)},
       {"classes", "2", "output classes, 2 to 100000", int_in_range(2, 100'000)},
   };
+  w.depth = [](const Params& p) { return param_int(p, "layers"); };  // the first layer reads the embedding
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<BiLSTMWorkload>(o); };
   return w;
 }

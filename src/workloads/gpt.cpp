@@ -111,6 +111,7 @@ WorkloadInfo gpt_workload_info() {
                                   std::to_string(o.hidden()));
     }
   };
+  w.depth = [](const Params& p) { return gpt_options_of(p).layers(); };
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<GptWorkload>(o); };
   return w;
 }

@@ -102,6 +102,7 @@ WorkloadInfo llama_workload_info() {
        [](const std::string& v) { (void)models::attention_kernel_from(v); }, /*kernel_choice=*/true},
   };
   w.check_together = [](const Params& p) { (void)llama_config_of(p); };
+  w.depth = [](const Params& p) { return llama_config_of(p).layers; };
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<LlamaWorkload>(o); };
   return w;
 }

@@ -27,7 +27,34 @@ std::string key_of(const WorkloadInfo& w, const Params& params) {
   return key;
 }
 
+// The workload built at batch 1 (training: its step FLOPs have all three parts).
+ModelCounts count_built(const WorkloadInfo& w, const Params& params) {
+  WorkloadOptions o;
+  o.model = w.name;
+  o.params = params;
+  o.batch = 1;
+  const auto built = make_workload(o);
+  const StepFlops f = built->step_flops();
+  return {built->parameters(), f.forward, f.training()};
+}
+
 }  // namespace
+
+ModelCounts count_by_depth(const ModelCounts& one, const ModelCounts& two, int64_t depth) {
+  const double more = static_cast<double>(depth - 1);
+  return {one.parameters + (depth - 1) * (two.parameters - one.parameters),
+          one.forward_flops + more * (two.forward_flops - one.forward_flops),
+          one.training_flops + more * (two.training_flops - one.training_flops)};
+}
+
+ModelCounts count_model(const WorkloadInfo& w, const Params& params) {
+  const int64_t depth = w.depth ? w.depth(params) : 0;
+  if (depth <= 2) return count_built(w, params);
+  Params one = params, two = params;
+  one["layers"] = "1";
+  two["layers"] = "2";
+  return count_by_depth(count_built(w, one), count_built(w, two), depth);
+}
 
 std::filesystem::path counts_cache_dir() {
   if (const char* d = std::getenv("TRAINBENCH_CACHE_DIR"); d != nullptr && *d != '\0') return d;
@@ -63,13 +90,7 @@ ModelCounts CountsCache::get(const WorkloadInfo& w, const Params& params) {
   for (const auto& e : entries_) {
     if (e.key == key) return e.counts;
   }
-  WorkloadOptions o;
-  o.model = w.name;
-  o.params = params;
-  o.batch = 1;
-  const auto built = make_workload(o);  // training: its step FLOPs have all three parts
-  const StepFlops f = built->step_flops();
-  const ModelCounts counts{built->parameters(), f.forward, f.training()};
+  const ModelCounts counts = count_model(w, params);
   entries_.push_back({key, counts});
   dirty_ = true;
   return counts;

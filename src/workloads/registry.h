@@ -55,6 +55,10 @@ struct WorkloadInfo {
   std::function<std::unique_ptr<Workload>(const WorkloadOptions& options)> make;
   // Set for an ablation workload (family "ablation"); unset for every other.
   std::optional<AblationInfo> ablation;
+  // For a workload built of `layers` blocks alike but for the first (every parameter given, defaults
+  // filled in): how many blocks these parameters build (a size's or config's where layers is 0).
+  // `trainbench list` counts such a model at one and two blocks and extrapolates (workloads/model_counts.h).
+  std::function<int64_t(const Params& all)> depth;
 };
 
 const std::vector<WorkloadInfo>& all_workloads();

@@ -21,112 +21,16 @@
 #include "core/failure.h"
 #include "core/flops.h"
 #include "core/subprocess.h"
+#include "workloads/script_load.h"
 #include "workloads/training.h"
 
 namespace trainbench {
 namespace {
 
-constexpr int64_t kMaxDim = 100'000'000;
-
-// Thrown for text that is no whole number at all (the caller names what it expected instead).
-struct NotANumber : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
-// A whole number 1..kMaxDim written plainly: no sign, no leading zero (so that one value has one
-// spelling, and one case one descriptor).
-int64_t positive_int(const std::string& text, const std::string& what) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-    throw NotANumber("'" + text + "' is not a positive integer (" + what + ")");
-  }
-  if (text.size() > 1 && text[0] == '0') throw std::invalid_argument(what + " " + text + " has a leading zero");
-  if (text.size() > 9 || std::stoll(text) < 1 || std::stoll(text) > kMaxDim) {
-    throw std::invalid_argument(what + " " + text + " must be between 1 and 100000000");
-  }
-  return std::stoll(text);
-}
-
 std::string shape_str(at::IntArrayRef sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
   return s + "]";
-}
-
-// The line of an error that says what went wrong: its first, except for the TorchScript interpreter.
-std::string message_line(const std::string& text) {
-  std::vector<std::string> lines;
-  for (size_t from = 0; from <= text.size();) {
-    const size_t end = std::min(text.find('\n', from), text.size());
-    std::string l = text.substr(from, end - from);
-    while (!l.empty() && std::isspace(static_cast<unsigned char>(l.back()))) l.pop_back();
-    lines.push_back(l);
-    from = end + 1;
-  }
-  // The TorchScript interpreter's error starts with its own line, then one or two tracebacks (a
-  // "Traceback of TorchScript ..." header, then "File" and source lines, or a traced model's
-  // "path.py(459): function" lines), and ends with the model's message after its exception's name
-  // ("builtins.RuntimeError: boom", "IndexError: index out of range in self"), which may itself span
-  // lines: the user needs that message's first line, the first after the last traceback's header that
-  // starts with an exception's name and a colon (else the last unindented line that is no header).
-  if (lines.front().rfind("The following operation failed in the TorchScript interpreter", 0) == 0) {
-    static const std::regex raised(R"(^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception|Interrupt|Exit|Warning)[A-Za-z0-9_]*:)");
-    size_t header = 0;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (lines[i].rfind("Traceback", 0) == 0) header = i;
-    }
-    for (size_t i = header + 1; i < lines.size(); ++i) {
-      if (std::regex_search(lines[i], raised)) return lines[i];
-    }
-    for (size_t i = lines.size(); i-- > 1;) {
-      if (!lines[i].empty() && !std::isspace(static_cast<unsigned char>(lines[i][0])) &&
-          lines[i].rfind("Traceback", 0) != 0) {
-        return lines[i];
-      }
-    }
-  }
-  return lines.front();
-}
-
-std::string libtorch_version() { return TORCH_VERSION; }
-
-// torch::jit::load's failure as one line. Two causes get their own words: a file format newer than this
-// LibTorch reads (caffe2/serialize/inline_container.cc: "Attempted to read a PyTorch file with version
-// N, but the maximum supported version for reading is M"), and an operator this LibTorch lacks (a
-// newer PyTorch's op: "Unknown builtin op: aten::..."), which a version check of the format can miss.
-std::string load_failure(const std::string& path, const std::string& message) {
-  std::smatch m;
-  static const std::regex too_new(
-      R"(PyTorch file with version (\d+), but the maximum supported version for reading is (\d+))");
-  if (std::regex_search(message, m, too_new)) {
-    return "TorchScript model '" + path + "' was saved by a newer PyTorch than this build's LibTorch " +
-           libtorch_version() + ": its file format version is " + m[1].str() + ", LibTorch " + libtorch_version() +
-           " reads up to version " + m[2].str() + " (export it with PyTorch " + libtorch_version() +
-           ", or build trainbench against a newer LibTorch)";
-  }
-  static const std::regex unknown_op(R"(Unknown builtin op: ([A-Za-z0-9_:.]+))");
-  if (std::regex_search(message, m, unknown_op)) {
-    return "TorchScript model '" + path + "' uses operator " + m[1].str() + ", which this build's LibTorch " +
-           libtorch_version() + " does not have (saved by a newer PyTorch?)";
-  }
-  return "cannot load TorchScript model '" + path + "': " + message_line(message);
-}
-
-// A path that names no file (missing, a folder): refused before anything reads it.
-void load_precheck(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw std::invalid_argument("TorchScript model '" + path + "': no such file");
-  if (S_ISDIR(st.st_mode)) throw std::invalid_argument("TorchScript model '" + path + "' is a directory, not a file");
-}
-
-torch::jit::Module load_module(const std::string& path) {
-  load_precheck(path);
-  try {
-    return torch::jit::load(path);
-  } catch (const c10::Error& e) {
-    throw std::invalid_argument(load_failure(path, e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    throw std::invalid_argument(load_failure(path, e.what()));
-  }
 }
 
 struct Spec {
@@ -441,75 +345,6 @@ std::string script_check_here(const Params& params, bool* out_of_memory) {
   }
 }
 
-std::string ScriptInput::str() const {
-  if (tokens) return "tokens:" + std::to_string(shape.at(0));
-  std::string s;
-  for (int64_t d : shape) s += (s.empty() ? "" : "x") + std::to_string(d);
-  return s;
-}
-
-ScriptInput parse_script_input(const std::string& text) {
-  ScriptInput in;
-  if (text.rfind("tokens:", 0) == 0) {
-    in.tokens = true;
-    in.shape = {positive_int(text.substr(7), "sequence length")};
-    return in;
-  }
-  if (text.empty()) throw std::invalid_argument("empty input spec (expected e.g. 3x224x224 or tokens:512)");
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t x = text.find('x', at);
-    const std::string part = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
-    try {
-      in.shape.push_back(positive_int(part, "dimension"));
-    } catch (const NotANumber&) {
-      throw std::invalid_argument("'" + text +
-                                  "' is not an input spec (expected dimensions like 3x224x224, or tokens:SEQ)");
-    }
-    if (x == std::string::npos) break;
-    at = x + 1;
-  }
-  if (in.shape.size() > 7) throw std::invalid_argument("'" + text + "' has more than 7 dimensions");
-  // A sample of more than kMaxDim elements (400 MB in fp32) is no input a training step takes; the
-  // product is checked before any tensor is made, so LibTorch's allocator never sees it.
-  int64_t elements = 1;
-  for (int64_t d : in.shape) {
-    if (elements > kMaxDim / d) {
-      throw std::invalid_argument("'" + text + "' holds more than 100000000 elements per sample");
-    }
-    elements *= d;
-  }
-  return in;
-}
-
-std::string ScriptTarget::str() const {
-  switch (kind) {
-    case Kind::classes:
-      return "classes:" + std::to_string(size);
-    case Kind::next_token:
-      return "next-token:" + std::to_string(size);
-    case Kind::mse:
-      break;
-  }
-  return "mse";
-}
-
-ScriptTarget parse_script_target(const std::string& text) {
-  ScriptTarget t;
-  const auto sized = [&](const std::string& prefix, ScriptTarget::Kind kind) {
-    if (text.rfind(prefix, 0) != 0) return false;
-    t.kind = kind;
-    t.size = positive_int(text.substr(prefix.size()), prefix.substr(0, prefix.size() - 1) + " count");
-    if (t.size < 2)
-      throw std::invalid_argument("'" + text + "' needs at least 2 " +
-                                  (kind == ScriptTarget::Kind::classes ? "classes" : "tokens"));
-    return true;
-  };
-  if (text == "mse") return t;
-  if (sized("classes:", ScriptTarget::Kind::classes) || sized("next-token:", ScriptTarget::Kind::next_token)) return t;
-  throw std::invalid_argument("'" + text + "' is not a target (expected classes:K, next-token:V or mse)");
-}
-
 WorkloadInfo script_workload_info() {
   WorkloadInfo w;
   w.name = kScriptModel;
@@ -529,7 +364,7 @@ WorkloadInfo script_workload_info() {
        [](const std::string& v) { (void)parse_script_input(v); }},
       {"target", "", "classes:K (cross-entropy), next-token:V (LM loss over the last dim) or mse",
        [](const std::string& v) { (void)parse_script_target(v); }},
-      {"vocab", "0", "token ids are drawn below this (0: V of next-token:V)", int_in_range(0, kMaxDim)},
+      {"vocab", "0", "token ids are drawn below this (0: V of next-token:V)", int_in_range(0, kMaxScriptDim)},
   };
   w.check_together = [](const Params& p) { check_model_once(spec_of(p), p); };
   w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> {

@@ -21,6 +21,9 @@
 
 namespace trainbench {
 
+// The largest dimension of a scripted model's input, and of its elements per sample.
+constexpr int64_t kMaxScriptDim = 100'000'000;
+
 // The per-sample input of a scripted model.
 struct ScriptInput {
   bool tokens = false;

@@ -65,14 +65,7 @@ TEST(StoreCli, StoreAndDevicesRunInTheProgramThatLoadsNoLibTorch) {
   fs::create_directories(alone.parent_path());
   fs::copy_file(TRAINBENCH_EXE, alone);
   const fs::path store = dir / "s.sqlite";
-  const auto front = [&](const std::string& args) {
-    CmdResult r;
-    r.code = shell(alone.string() + " " + args + " > " + (dir / "o.txt").string() + " 2> " + (dir / "e.txt").string() +
-                   " < /dev/null");
-    r.out = slurp(dir / "o.txt");
-    r.err = slurp(dir / "e.txt");
-    return r;
-  };
+  const auto front = [&](const std::string& args) { return run_program(alone.string(), args, dir); };
   CmdResult r = front("store import " + kData + "/report_cpu.json --store " + store.string());
   ASSERT_EQ(r.code, 0) << r.err;
   r = front("store list --format json --store " + store.string());
