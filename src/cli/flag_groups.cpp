@@ -7,35 +7,30 @@
 
 namespace trainbench::cli {
 
-LimitNames limits_given(const CLI::App& sub) {
-  auto given = [&](const char* flag) { return sub.count(flag) > 0 ? std::string(flag) : std::string(); };
-  return {given("--min-steps"), given("--max-steps"), given("--min-time"), given("--max-time")};
-}
-
-void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given) {
-  // --min-steps is a floor no limit cuts, so a --max-steps under the default floor is a conflict too.
-  if ((!given.min_steps.empty() || !given.max_steps.empty()) && m.min_steps > m.max_steps) {
-    const std::string min_name = given.min_steps.empty() ? "--min-steps (default)" : given.min_steps;
-    const std::string max_name = given.max_steps.empty() ? "--max-steps (default)" : given.max_steps;
-    throw InputError(fmt::format("{} {} is above {} {}", min_name, m.min_steps, max_name, m.max_steps));
-  }
-  if (!given.min_time.empty() && !given.max_time.empty() && m.min_time_s > m.max_time_s) {
-    throw InputError(fmt::format("{} {} is above {} {}", given.min_time, m.min_time_s, given.max_time, m.max_time_s));
+void check_limit_conflicts(const MeasureFlags& m) {
+  for (const StopSetting& most : stop_settings()) {
+    if (most.at_least == nullptr) continue;
+    const StopSetting& least = stop_setting(most.at_least);
+    const auto given_least = m.given.find(least.name), given_most = m.given.find(most.name);
+    // A floor no limit cuts (--min-steps): a maximum under its default is a conflict too.
+    const bool both = given_least != m.given.end() && given_most != m.given.end();
+    const bool either = given_least != m.given.end() || given_most != m.given.end();
+    if (!(both || (least.floor && either)) || least.get(m.stop) <= most.get(m.stop)) continue;
+    const auto name = [&](const StopSetting& s, const auto& it) {
+      return it != m.given.end() ? it->second : stop_flag(s) + " (default)";
+    };
+    throw InputError(fmt::format("{} {} is above {} {}", name(least, given_least), stop_value_text(least, m.stop),
+                                 name(most, given_most), stop_value_text(most, m.stop)));
   }
 }
 
 void MeasureFlags::add_to(CLI::App& app) {
-  app.add_option("--warmup", warmup,
-                 "Exactly this many warm-up steps before timing (default: at least 2, then until the step time "
-                 "settles)")
-      ->check(rule(kWarmupSteps))
-      ->each([this](const std::string&) { warmup_fixed = true; });
-  app.add_option("--min-steps", min_steps, "Measure at least this many steps")->check(rule(kStepCount));
-  app.add_option("--max-steps", max_steps, "Stop measuring a case after this many steps")->check(rule(kStepCount));
-  add_min_time(app, min_time_s, "Measure for at least this many seconds");
-  add_max_time(app, max_time_s, "Stop measuring a case after this many seconds");
-  app.add_option("--max-noise", max_noise_pct, "Stop once the median's relative noise is under PCT percent")
-      ->check(rule(kNoisePercent));
+  for (const StopSetting& s : stop_settings()) {
+    add_stop_setting(app, s, [this, &s](double v) {
+      s.set(stop, v);
+      given[s.name] = stop_flag(s);
+    });
+  }
   app.add_option("--timeout", timeout_s, "Kill a case after this many seconds of wall time (0: never)")
       ->check(rule(kSeconds));
   add_memory_limit(app, memory_limit,
@@ -82,13 +77,7 @@ std::vector<std::string> DistFlags::child_args(size_t case_index) const {
 
 ChildSettings MeasureFlags::resolve() const {
   ChildSettings s;
-  s.measure.warmup_steps = warmup;
-  s.measure.warmup_fixed = warmup_fixed;
-  s.measure.min_steps = min_steps;
-  s.measure.max_steps = max_steps;
-  s.measure.min_time_s = min_time_s;
-  s.measure.max_time_s = max_time_s;
-  s.measure.max_noise = max_noise_pct / 100.0;
+  s.measure = stop;
   s.memory_limit_bytes = memory_limit.empty() ? 0 : parse_size(memory_limit, "memory limit");
   s.memory_limit_on_gpu = !memory_limit_cpu_only;
   s.tune_allocator = !system_allocator;
@@ -99,14 +88,11 @@ ChildSettings MeasureFlags::resolve() const {
 }
 
 std::vector<std::string> MeasureFlags::child_args() const {
-  std::vector<std::string> a = {
-      "--min-steps", std::to_string(min_steps),       "--max-steps", std::to_string(max_steps),
-      "--min-time",  fmt::format("{}", min_time_s),   "--max-time",  fmt::format("{}", max_time_s),
-      "--max-noise", fmt::format("{}", max_noise_pct)};
-  // Only a fixed warm-up travels: without --warmup the child waits for the step time to settle.
-  if (warmup_fixed) {
-    a.push_back("--warmup");
-    a.push_back(std::to_string(warmup));
+  std::vector<std::string> a;
+  for (const StopSetting& s : stop_settings()) {
+    if (s.sent != nullptr && !s.sent(stop)) continue;
+    a.push_back(stop_flag(s));
+    a.push_back(stop_value_text(s, stop));
   }
   if (!memory_limit.empty()) {
     a.push_back("--memory-limit");

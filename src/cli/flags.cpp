@@ -18,11 +18,11 @@ namespace {
 // large blocks stay and whether the next one reuses a hole decides the footprint by whole blocks
 // (docs/memory.md, "The heap a prediction is for").
 void trial_defaults(MeasureFlags& m) {
-  m.warmup = 1;
-  m.warmup_fixed = true;
-  m.min_steps = 2;
-  m.min_time_s = 0.0;
-  m.max_time_s = 10.0;
+  m.stop.warmup_steps = 1;
+  m.stop.warmup_fixed = true;
+  m.stop.min_steps = 2;
+  m.stop.min_time_s = 0.0;
+  m.stop.max_time_s = 10.0;
   m.system_allocator = true;
 }
 
@@ -119,7 +119,7 @@ Command add_maxbatch(CLI::App& app) {
   sub->add_flag("--no-predict", o->no_predict, "Search by doubling from --start, without a memory prediction first");
   o->store.add_to(*sub);
   return {sub, [o, sub] {
-            check_limit_conflicts(o->measure, limits_given(*sub));
+            check_limit_conflicts(o->measure);
             if (o->start > o->max_batch) {
               throw InputError(fmt::format("--start {} is above --max-batch {}", o->start, o->max_batch));
             }
@@ -154,7 +154,7 @@ Command add_memory(CLI::App& app) {
   o->measure.add_to(*sub);
   o->store.add_to(*sub);
   return {sub, [o, sub] {
-            check_limit_conflicts(o->measure, limits_given(*sub));
+            check_limit_conflicts(o->measure);
             o->measure.place_script_check();
             return cmd_memory(*o);
           }};
@@ -192,8 +192,8 @@ Command add_op(CLI::App& app) {
   o->InProcessFlags::add_to(*sub);
   add_precision(*sub, o->precisions, Many::list);
   add_layout(*sub, o->layouts, Many::list, "conv and bn");
-  add_min_time(*sub, o->min_time_s, "Seconds to measure each phase at least");
-  add_max_time(*sub, o->max_time_s, "Seconds to measure each phase at most");
+  add_stop_setting(*sub, stop_setting("min_time"), o->min_time_s, "Seconds to measure each phase at least");
+  add_stop_setting(*sub, stop_setting("max_time"), o->max_time_s, "Seconds to measure each phase at most");
   add_system_allocator(*sub, o->system_allocator,
                        "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
   add_output(*sub, o->output, "Results file (default: results/op-<time>.json)");
@@ -238,7 +238,7 @@ Command add_explain(CLI::App& app) {
   add_format(*sub, o->format, "table or json");
   o->measure.add_to(*sub);
   return {sub, [o, sub] {
-            check_limit_conflicts(o->measure, limits_given(*sub));
+            check_limit_conflicts(o->measure);
             o->measure.place_script_check();
             return cmd_explain(*o);
           }};

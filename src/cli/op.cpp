@@ -77,10 +77,10 @@ int op_allreduce(const OpOptions& o) {
       throw InputError("'" + d + "': allreduce descriptors run on their own, not beside layer descriptors");
     if (d != "allreduce") ar.cases += (ar.cases.empty() ? "" : ",") + d;  // bare "allreduce": DeepBench's sizes
   }
-  ar.measure.warmup = 2;
-  ar.measure.min_steps = 5;
-  ar.measure.min_time_s = o.min_time_s;
-  ar.measure.max_time_s = o.max_time_s;
+  ar.measure.stop.warmup_steps = 2;
+  ar.measure.stop.min_steps = 5;
+  ar.measure.stop.min_time_s = o.min_time_s;
+  ar.measure.stop.max_time_s = o.max_time_s;
   // The device picks the backend: NCCL (RCCL) for a GPU, one per local rank; Gloo on the CPU.
   ar.dist.backend = resolve_device(o.device).is_gpu() ? "nccl" : "gloo";
   return cmd_dist_allreduce(ar);

@@ -4,6 +4,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,17 +28,14 @@ namespace trainbench::cli {
 // Every case child is killed after this long unless --timeout says otherwise (0: never).
 constexpr double kDefaultCaseTimeoutS = 900.0;
 
-// Measurement flags (--warmup, --min-steps, --min-time, --max-time, --max-noise, --timeout, --memory-limit,
-// --system-allocator, --tf32).
-// Defaults come from MeasureSettings (core/stopping.h), the one place they are written.
+// Measurement flags: the stopping settings (core/stopping.h: --warmup, --min-steps, --max-steps, --min-time,
+// --max-time, --max-noise, each declared there with its rule), --timeout, --memory-limit, --system-allocator,
+// --tf32. The stopping settings' defaults are MeasureSettings', the one place they are written.
 struct MeasureFlags {
-  long warmup = MeasureSettings{}.warmup_steps;
-  bool warmup_fixed = false;  // --warmup given (or a suite's warmup): exactly that many steps
-  long min_steps = MeasureSettings{}.min_steps;
-  long max_steps = MeasureSettings{}.max_steps;
-  double min_time_s = MeasureSettings{}.min_time_s;
-  double max_time_s = MeasureSettings{}.max_time_s;
-  double max_noise_pct = 100.0 * MeasureSettings{}.max_noise;
+  MeasureSettings stop;
+  // How each stopping setting was set, by its name: "--min-time" for a flag, "quick.toml:7: min_time" for
+  // a suite key; absent: its default (a default never conflicts: `--max-time 1` alone is fine).
+  std::map<std::string, std::string> given;
   double timeout_s = kDefaultCaseTimeoutS;
   std::string memory_limit;  // as written, e.g. "4G"; empty: none
   // The limit came from a suite file or maxbatch's default (90% of this machine's memory): it stands
@@ -272,15 +270,9 @@ struct ReportOptions {
   std::string output;
 };
 
-// How each limit was set: "--min-time" for a flag, "quick.toml:7: min_time" for a suite key; empty when
-// it was left at its default (a default never conflicts: `--max-time 1` alone is fine).
-struct LimitNames {
-  std::string min_steps, max_steps, min_time, max_time;
-};
-LimitNames limits_given(const CLI::App& sub);
-// Throws InputError when a minimum set by the user is above a maximum set by the user:
-// "--min-steps 10 is above --max-steps 5".
-void check_limit_conflicts(const MeasureFlags& m, const LimitNames& given);
+// Throws InputError when a minimum set by the user is above a maximum set by the user (or above the
+// default of a floor): "--min-steps 10 is above --max-steps 5" (core/stopping.h, StopSetting::at_least).
+void check_limit_conflicts(const MeasureFlags& m);
 
 // `models` empty: every model, then the suites.
 int cmd_list(const std::vector<std::string>& models);

@@ -245,28 +245,15 @@ GivenFlags check_sweep_flags(const RunOptions& o, const CLI::App& sub) {
   return g;
 }
 
-// A suite's settings apply unless the flag was given on the command line. `names` learns which values
+// A suite's settings apply unless the flag was given on the command line. `m.given` learns which values
 // the suite set, for the conflict check.
-void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFlags& m, LimitNames& names) {
+void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFlags& m) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
-  auto origin = [&](const char* key) { return s.origin.count(key) ? s.origin.at(key) : std::string(key); };
-  if (s.warmup && !given("--warmup")) {
-    m.warmup = *s.warmup;
-    m.warmup_fixed = true;
+  for (const auto& [name, value] : s.stopping) {
+    if (m.given.count(name)) continue;  // its flag, on the command line
+    stop_setting(name).set(m.stop, value);
+    m.given[name] = s.origin.count(name) ? s.origin.at(name) : name;
   }
-  if (s.min_steps && !given("--min-steps")) {
-    m.min_steps = *s.min_steps;
-    names.min_steps = origin("min_steps");
-  }
-  if (s.min_time && !given("--min-time")) {
-    m.min_time_s = *s.min_time;
-    names.min_time = origin("min_time");
-  }
-  if (s.max_time && !given("--max-time")) {
-    m.max_time_s = *s.max_time;
-    names.max_time = origin("max_time");
-  }
-  if (s.max_noise_pct && !given("--max-noise")) m.max_noise_pct = *s.max_noise_pct;
   if (s.timeout && !given("--timeout")) m.timeout_s = *s.timeout;
   if (s.memory_limit && !given("--memory-limit")) {
     m.memory_limit = *s.memory_limit;
@@ -279,14 +266,13 @@ void apply_suite_settings(const SuiteSettings& s, const CLI::App& sub, MeasureFl
 RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   const GivenFlags given = check_sweep_flags(o, sub);
   std::unique_ptr<Suite> suite;
-  LimitNames limits = limits_given(sub);
   o.measure.place_script_check();
   if (!o.suite.empty()) {
     suite = std::make_unique<Suite>(load_suite(o.suite));
-    apply_suite_settings(suite->settings, sub, o.measure, limits);
+    apply_suite_settings(suite->settings, sub, o.measure);
     o.measure.place_script_check();  // the suite's timeout and memory limit, for the cases it adds
   }
-  check_limit_conflicts(o.measure, limits);
+  check_limit_conflicts(o.measure);
   RunPlan plan;
   try {
     plan.format = &find_reporter(o.format);

@@ -99,12 +99,14 @@ CLI::Option* add_max_image_pixels(CLI::App& app, int64_t& to, const std::string&
       ->check(rule(kImagePixels));
 }
 
-CLI::Option* add_min_time(CLI::App& app, double& to, const std::string& what) {
-  return app.add_option("--min-time", to, what)->check(rule(kSeconds));
+CLI::Option* add_stop_setting(CLI::App& app, const StopSetting& s, std::function<void(double)> to,
+                              const std::string& help) {
+  return app.add_option_function<double>(stop_flag(s), std::move(to), help.empty() ? s.help : help)
+      ->check(rule(*s.rule));
 }
 
-CLI::Option* add_max_time(CLI::App& app, double& to, const std::string& what) {
-  return app.add_option("--max-time", to, what)->check(rule(kSecondsPositive));
+CLI::Option* add_stop_setting(CLI::App& app, const StopSetting& s, double& to, const std::string& help) {
+  return app.add_option(stop_flag(s), to, help.empty() ? s.help : help)->check(rule(*s.rule));
 }
 
 CLI::Option* add_system_allocator(CLI::App& app, bool& to, const std::string& what) {

@@ -7,9 +7,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/stopping.h"
 #include "core/value_rules.h"
 
 namespace trainbench::cli {
@@ -62,9 +64,12 @@ CLI::Option* add_data(CLI::App& app, std::string& to, const std::string& what);
 CLI::Option* add_data_dtype(CLI::App& app, std::string& to, const std::string& applies_to = "");
 CLI::Option* add_data_transfer(CLI::App& app, std::string& to, const std::string& applies_to = "");
 CLI::Option* add_max_image_pixels(CLI::App& app, int64_t& to, const std::string& applies_to = "");
-// Time limits: a case's (--min-time, --max-time) or op's per phase; `what` is the help.
-CLI::Option* add_min_time(CLI::App& app, double& to, const std::string& what);
-CLI::Option* add_max_time(CLI::App& app, double& to, const std::string& what);
+// A stopping setting's flag (core/stopping.h declares its name, help and rule): into `to` (a value in the
+// flag's unit), or into a plain double where a subcommand gives the setting a meaning of its own (op's
+// time per phase). `help` empty: the setting's own.
+CLI::Option* add_stop_setting(CLI::App& app, const StopSetting& s, std::function<void(double)> to,
+                              const std::string& help = "");
+CLI::Option* add_stop_setting(CLI::App& app, const StopSetting& s, double& to, const std::string& help = "");
 CLI::Option* add_system_allocator(CLI::App& app, bool& to, const std::string& what);
 CLI::Option* add_tf32(CLI::App& app, std::string& to, const std::string& what);
 CLI::Option* add_memory_limit(CLI::App& app, std::string& to, const std::string& what);

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace trainbench {
 
@@ -40,6 +43,53 @@ bool StoppingPolicy::done(const Progress& p) {
   }
   reason_ = "converged";
   return true;
+}
+
+const std::vector<StopSetting>& stop_settings() {
+  static const std::vector<StopSetting> rows = {
+      {"warmup",
+       "Exactly this many warm-up steps before timing (default: at least 2, then until the step time settles)",
+       &kWarmupSteps, [](const MeasureSettings& m) { return static_cast<double>(m.warmup_steps); },
+       [](MeasureSettings& m, double v) {
+         m.warmup_steps = static_cast<long>(v);
+         m.warmup_fixed = true;
+       },
+       nullptr, false, [](const MeasureSettings& m) { return m.warmup_fixed; }},
+      {"min_steps", "Measure at least this many steps", &kStepCount,
+       [](const MeasureSettings& m) { return static_cast<double>(m.min_steps); },
+       [](MeasureSettings& m, double v) { m.min_steps = static_cast<long>(v); }, nullptr, true},
+      {"max_steps", "Stop measuring a case after this many steps", &kStepCount,
+       [](const MeasureSettings& m) { return static_cast<double>(m.max_steps); },
+       [](MeasureSettings& m, double v) { m.max_steps = static_cast<long>(v); }, "min_steps"},
+      {"min_time", "Measure for at least this many seconds", &kSeconds,
+       [](const MeasureSettings& m) { return m.min_time_s; }, [](MeasureSettings& m, double v) { m.min_time_s = v; }},
+      {"max_time", "Stop measuring a case after this many seconds", &kSecondsPositive,
+       [](const MeasureSettings& m) { return m.max_time_s; }, [](MeasureSettings& m, double v) { m.max_time_s = v; },
+       "min_time"},
+      {"max_noise", "Stop once the median's relative noise is under PCT percent", &kNoisePercent,
+       [](const MeasureSettings& m) { return 100.0 * m.max_noise; },
+       [](MeasureSettings& m, double v) { m.max_noise = v / 100.0; }},
+  };
+  return rows;
+}
+
+const StopSetting& stop_setting(const std::string& name) {
+  for (const auto& s : stop_settings()) {
+    if (name == s.name) return s;
+  }
+  throw std::logic_error("no stopping setting '" + name + "'");
+}
+
+std::string stop_flag(const StopSetting& s) {
+  std::string flag = std::string("--") + s.name;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string stop_value_text(const StopSetting& s, const MeasureSettings& m) {
+  const double v = s.get(m);
+  if (s.rule->integer) return std::to_string(static_cast<long long>(v));
+  return fmt::format("{}", v);  // the shortest text that reads back as the same double
 }
 
 StoppingPolicy MeasureSettings::policy() const {

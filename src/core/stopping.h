@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/statistics.h"
+#include "core/value_rules.h"
 
 namespace trainbench {
 
@@ -136,6 +137,35 @@ struct MeasureSettings {
   // True when `s` (the measured steps' summary) meets the noise target.
   bool noise_target_met(const Summary& s) const;
 };
+
+// The settings a user gives for when a case has measured enough, each declared once, here, with its
+// rule (as nvbench's criteria declare their parameters): its name (the suite's [settings] key; the flag
+// is --NAME with '-' for '_'), its help, the one rule of its values, and where MeasureSettings holds it.
+// The flags, the suite keys, the arguments a case's child gets and the check of a minimum against its
+// maximum are made from this table (cli/flag_groups.cpp, runner/suite.cpp). A new setting: its field in
+// MeasureSettings, its row in stop_settings() and its use in policy() or warmup() (docs/architecture.md).
+struct StopSetting {
+  const char* name;  // "min_time"
+  const char* help;
+  const NumberRule* rule;                     // whole numbers where rule->integer
+  double (*get)(const MeasureSettings& m);    // in the flag's unit (max_noise: percent)
+  void (*set)(MeasureSettings& m, double v);  // from the flag's unit
+  // The setting this one may not be below ("max_time": "min_time"): both given and the minimum above it
+  // is one line and exit 2.
+  const char* at_least = nullptr;
+  // A floor no limit cuts (min_steps): a maximum under its default conflicts too.
+  bool floor = false;
+  // A case's child gets this setting only when it holds (warmup: only a fixed warm-up; by default the
+  // child waits for the step time to settle); null: always.
+  bool (*sent)(const MeasureSettings& m) = nullptr;
+};
+const std::vector<StopSetting>& stop_settings();
+// The row of that name; throws std::logic_error for none (a name in the code, not a user's).
+const StopSetting& stop_setting(const std::string& name);
+// "--min-time" for "min_time".
+std::string stop_flag(const StopSetting& s);
+// The value as its flag and a suite take it: "5", "2.5".
+std::string stop_value_text(const StopSetting& s, const MeasureSettings& m);
 
 // Samples of one timed call (an operator, an allreduce): exactly `warmup_steps` calls first (not kept),
 // then calls until the stopping policy is satisfied. `one()` runs one call and returns its seconds (it

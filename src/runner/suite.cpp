@@ -2,6 +2,7 @@
 
 #include "core/device.h"
 #include "core/input_file.h"
+#include "core/stopping.h"
 #include "core/value_rules.h"
 #include "workloads/registry.h"
 
@@ -270,16 +271,11 @@ SuiteSettings read_settings(const std::string& path, const toml::table& t) {
   SuiteSettings s;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
-    if (key == "warmup")
-      s.warmup = read_number<int64_t>(path, key, node, kWarmupSteps);
-    else if (key == "min_steps")
-      s.min_steps = read_number<int64_t>(path, key, node, kStepCount);
-    else if (key == "min_time")
-      s.min_time = read_number<double>(path, key, node, kSeconds);
-    else if (key == "max_time")
-      s.max_time = read_number<double>(path, key, node, kSecondsPositive);
-    else if (key == "max_noise")
-      s.max_noise_pct = read_number<double>(path, key, node, kNoisePercent);
+    const auto stop = std::find_if(stop_settings().begin(), stop_settings().end(),
+                                   [&](const StopSetting& r) { return key == r.name; });
+    if (stop != stop_settings().end())
+      s.stopping[key] = stop->rule->integer ? static_cast<double>(read_number<int64_t>(path, key, node, *stop->rule))
+                                            : read_number<double>(path, key, node, *stop->rule);
     else if (key == "timeout")
       s.timeout = read_number<double>(path, key, node, kSeconds);
     else if (key == "max_image_pixels")
@@ -296,9 +292,14 @@ SuiteSettings read_settings(const std::string& path, const toml::table& t) {
     }
     s.origin[key] = path + ":" + std::to_string(node.source().begin.line) + ": " + key;
   }
-  if (s.min_time && s.max_time && *s.min_time > *s.max_time) {
-    fail_at(path, t.get("min_time")->source(),
-            fmt::format("min_time {} is above max_time {}", *s.min_time, *s.max_time));
+  // A minimum above its maximum, both set here (core/stopping.h, StopSetting::at_least).
+  for (const StopSetting& most : stop_settings()) {
+    if (most.at_least == nullptr || !s.stopping.count(most.name) || !s.stopping.count(most.at_least)) continue;
+    const double lo = s.stopping.at(most.at_least), hi = s.stopping.at(most.name);
+    if (lo > hi) {
+      fail_at(path, t.get(most.at_least)->source(),
+              fmt::format("{} {} is above {} {}", most.at_least, lo, most.name, hi));
+    }
   }
   return s;
 }

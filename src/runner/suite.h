@@ -11,8 +11,10 @@ namespace trainbench {
 
 // Measurement settings a suite may fix; unset ones keep the command line's (or built-in) values.
 struct SuiteSettings {
-  std::optional<long> warmup, min_steps;
-  std::optional<double> min_time, max_time, max_noise_pct, timeout;
+  // A stopping setting's value by its name (core/stopping.h: the key is the setting's name), in its
+  // flag's unit (max_noise: percent).
+  std::map<std::string, double> stopping;
+  std::optional<double> timeout;
   std::optional<std::string> memory_limit;
   std::optional<int64_t> max_image_pixels;
   std::map<std::string, std::string> origin;  // key -> "FILE:LINE: key", for messages about a value set here

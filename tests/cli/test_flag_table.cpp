@@ -2,7 +2,8 @@
 // table itself (cli::add_commands, nested subcommands too); the declarations are read from src/cli's
 // sources: a call of add_option, add_flag or add_option_function whose first argument names the flag.
 // A flag is declared in one place (its subcommand's file, a group of cli/flag_groups.cpp or
-// cli/shared_flags.cpp), however many subcommands take it.
+// cli/shared_flags.cpp, or a row of the stopping settings' table in core/stopping.cpp, from which
+// cli/shared_flags.cpp's add_stop_setting makes the flag), however many subcommands take it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "cli/flags.h"
+#include "core/stopping.h"
 
 namespace fs = std::filesystem;
 
@@ -50,6 +52,7 @@ std::map<std::string, std::vector<std::string>> declarations() {
       }
     }
   }
+  for (const StopSetting& s : stop_settings()) out[stop_flag(s)].push_back(std::string("stopping.cpp: ") + s.name);
   return out;
 }
 

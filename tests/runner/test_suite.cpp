@@ -38,7 +38,7 @@ TEST(Suite, BuiltInQuickSuiteLoadsAndPlans) {
   EXPECT_FALSE(make_plan(s.groups[0]).empty());
   // A new user's first table: the warm-up waits for the step time to settle (no fixed `warmup`), so
   // it does not end with advice about a --warmup that user never gave.
-  EXPECT_FALSE(s.settings.warmup.has_value());
+  EXPECT_EQ(s.settings.stopping.count("warmup"), 0u);
 }
 
 TEST(Suite, EveryBuiltInSuiteLoads) {
@@ -63,9 +63,9 @@ batch = 2
   ASSERT_EQ(s.groups.size(), 2u);
   EXPECT_EQ(make_plan(s.groups[0]).size(), 4u);
   EXPECT_EQ(s.groups[0].layouts, std::vector<std::string>{"nhwc"});
-  EXPECT_DOUBLE_EQ(*s.settings.max_time, 3.5);
-  EXPECT_EQ(*s.settings.warmup, 1);
-  EXPECT_FALSE(s.settings.min_time.has_value());
+  EXPECT_DOUBLE_EQ(s.settings.stopping.at("max_time"), 3.5);
+  EXPECT_DOUBLE_EQ(s.settings.stopping.at("warmup"), 1.0);
+  EXPECT_EQ(s.settings.stopping.count("min_time"), 0u);
 }
 
 TEST(Suite, MalformedSuitesFailWithFileAndLine) {
