@@ -27,8 +27,9 @@ std::string key_of(const WorkloadInfo& w, const Params& params) {
   return key;
 }
 
-// The workload built at batch 1 (training: its step FLOPs have all three parts).
-ModelCounts count_built(const WorkloadInfo& w, const Params& params) {
+}  // namespace
+
+ModelCounts count_whole(const WorkloadInfo& w, const Params& params) {
   WorkloadOptions o;
   o.model = w.name;
   o.params = params;
@@ -37,8 +38,6 @@ ModelCounts count_built(const WorkloadInfo& w, const Params& params) {
   const StepFlops f = built->step_flops();
   return {built->parameters(), f.forward, f.training()};
 }
-
-}  // namespace
 
 ModelCounts count_by_depth(const ModelCounts& one, const ModelCounts& two, int64_t depth) {
   const double more = static_cast<double>(depth - 1);
@@ -49,11 +48,11 @@ ModelCounts count_by_depth(const ModelCounts& one, const ModelCounts& two, int64
 
 ModelCounts count_model(const WorkloadInfo& w, const Params& params) {
   const int64_t depth = w.depth ? w.depth(params) : 0;
-  if (depth <= 2) return count_built(w, params);
+  if (depth <= 2) return count_whole(w, params);
   Params one = params, two = params;
   one["layers"] = "1";
   two["layers"] = "2";
-  return count_by_depth(count_built(w, one), count_built(w, two), depth);
+  return count_by_depth(count_whole(w, one), count_whole(w, two), depth);
 }
 
 std::filesystem::path counts_cache_dir() {

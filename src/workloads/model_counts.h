@@ -18,6 +18,9 @@ struct ModelCounts {
   double training_flops = 0.0;  // one sample: forward + backward-data + backward-weights
 };
 
+// The counts of workload `w` with parameters `params` (defaults filled in), the workload built whole at
+// batch 1 on the CPU (training: its step FLOPs have all three parts).
+ModelCounts count_whole(const WorkloadInfo& w, const Params& params);
 // The counts of workload `w` with parameters `params` (defaults filled in): the workload built at batch 1
 // on the CPU, or, for one of more than two blocks alike (WorkloadInfo::depth), built at one block and at
 // two and extrapolated by count_by_depth: a block's parameters and FLOPs do not depend on the depth, and

@@ -13,17 +13,6 @@
 namespace trainbench {
 namespace {
 
-// The workload built whole at batch 1, as a run builds it.
-ModelCounts counted_whole(const WorkloadInfo& w, const Params& all) {
-  WorkloadOptions o;
-  o.model = w.name;
-  o.params = all;
-  o.batch = 1;
-  const auto built = make_workload(o);
-  const StepFlops f = built->step_flops();
-  return {built->parameters(), f.forward, f.training()};
-}
-
 void expect_same_counts(const std::string& model, const Params& given, int64_t depth) {
   SCOPED_TRACE(model);
   const WorkloadInfo* w = find_workload(model);
@@ -31,7 +20,7 @@ void expect_same_counts(const std::string& model, const Params& given, int64_t d
   const Params all = effective_params(*w, given);
   ASSERT_TRUE(w->depth);
   EXPECT_EQ(w->depth(all), depth);
-  const ModelCounts whole = counted_whole(*w, all);
+  const ModelCounts whole = count_whole(*w, all);  // the direct path: every block built
   const ModelCounts extrapolated = count_model(*w, all);
   EXPECT_EQ(extrapolated.parameters, whole.parameters);
   // The FLOPs are sums of per-layer products of whole numbers: equal but for the order of the additions.
