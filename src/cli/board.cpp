@@ -1,21 +1,24 @@
 // `trainbench board`: the study's table from the results store, across machines and with history
-// (docs/board.md). Reads the store only.
+// (docs/board.md). Reads the store only; runs in the torch-free program, which hands a board with
+// --predict to the LibTorch one (its predicted columns build each row's model).
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "board/board.h"
+#include "cli/board.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
-#include "cli/options.h"
 #include "cli/shared_flags.h"
-#include "cli/predict.h"
+#include "cli/store_flags.h"
+#include "core/value_rules.h"
 #include "report/html_report.h"
-#include "runner/plan.h"
 
 namespace trainbench::cli {
 
 namespace {
+
+BoardPredictor predictor = nullptr;
 
 struct BoardFlags {
   StoreFlags store;
@@ -47,6 +50,8 @@ int cmd_board(const BoardFlags& o) {
       o.predict.empty()
           ? std::vector<predict::DeviceSpec>{}
           : predict::select_devices(predict::builtin_catalogue(), split_list(o.predict, "--predict"), "--predict");
+  // Predicting a row builds its model to count its layers: the LibTorch program's part.
+  if (!cards.empty() && predictor == nullptr) return kHandOver;
   if (!o.output.empty()) check_output(o.output, "-o", {}, o.store.spec());
   const auto store = open_or_refuse(o.store.spec(), "board");
   BoardOptions bo;
@@ -59,24 +64,7 @@ int cmd_board(const BoardFlags& o) {
   } catch (const StoreError& e) {
     return bad_input(e.what());
   }
-  if (!cards.empty()) {
-    // Each row's case as `predict` would take it (its descriptor is compare's key and a device).
-    std::map<std::string, predict::StepCensus> censuses;
-    add_predicted_columns(
-        b, cards, [&](const BoardRow& row, const predict::DeviceSpec& card) -> std::optional<BoardPredictedCell> {
-          try {
-            Case c = parse_case(row.key + ":cpu");
-            validate_case(c);
-            const predict::StepForecast f = forecast_case(c, card, censuses);
-            const double batch = static_cast<double>(c.batch);
-            return BoardPredictedCell{batch / f.step_s, batch / f.high_s, batch / f.low_s, f.memory.fits,
-                                      f.memory.largest_batch};
-          } catch (const std::exception& e) {
-            std::cerr << "board: no prediction for " << row.key << ": " << first_line(e.what()) << "\n";
-            return std::nullopt;
-          }
-        });
-  }
+  if (!cards.empty()) predictor(b, cards);
   std::string text;
   if (format == "html") text = board_html(b, read_chartjs());
   if (format == "md") text = board_markdown(b);
@@ -96,6 +84,8 @@ int cmd_board(const BoardFlags& o) {
 }
 
 }  // namespace
+
+void set_board_predictor(BoardPredictor p) { predictor = p; }
 
 Command add_board(CLI::App& app) {
   auto o = std::make_shared<BoardFlags>();

@@ -4,12 +4,23 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/options.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
+#include "cli/store_flags.h"
 #include "report/compare.h"
 #include "results/results_file.h"
 #include "core/value_rules.h"
 
 namespace trainbench::cli {
+namespace {
+
+struct CompareOptions {
+  std::vector<std::string> files;  // BASE OTHER [MORE...]: results files, or store:QUERY
+  StoreFlags store;                // the store of store: inputs (--store)
+  std::string ignore;              // settings left out of the join: layout,precision,optimizer
+  std::string format = "table";
+  std::string output;  // empty: stdout
+};
 
 int cmd_compare(const CompareOptions& o) {
   ComparisonPrinter print = nullptr;
@@ -58,6 +69,20 @@ int cmd_compare(const CompareOptions& o) {
   out.flush();
   if (!out) return bad_input("cannot write output '" + o.output + "'");
   return kExitOk;
+}
+
+}  // namespace
+
+Command add_compare(CLI::App& app) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* sub = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
+  sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]; store:QUERY gives stored runs")->required();
+  o->store.add_to(*sub, false);
+  add_format(*sub, o->format, "table, md, csv, json");
+  add_output(*sub, o->output, "Write to this file instead of stdout");
+  sub->add_option("--ignore", o->ignore,
+                  "Settings that may differ between runs (layout,precision,optimizer), e.g. nchw vs nhwc");
+  return {sub, [o] { return cmd_compare(*o); }};
 }
 
 }  // namespace trainbench::cli

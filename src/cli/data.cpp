@@ -113,7 +113,7 @@ int data_images(const DataOptions& o, const std::vector<int>& threads) {
   }
   // The batch's dtype: a pure precision's and an autocast one's alike.
   if (transfer != "float" && transfer != "uint8") throw InputError("data: --data-transfer must be float or uint8");
-  if (transfer == "uint8" && precision.dtype != at::kFloat) {
+  if (transfer == "uint8" && precision.type != "fp32") {
     throw InputError("data: --data-transfer uint8 sends bytes: --precision does not apply (the device converts)");
   }
   data::ImageFolder folder;
@@ -126,7 +126,7 @@ int data_images(const DataOptions& o, const std::vector<int>& threads) {
   so.batch = o.batch;
   so.width = so.height = size;
   so.channels_last = layout == Layout::nhwc;
-  so.dtype = precision.dtype;
+  so.dtype = torch_dtype(precision);
   so.uint8 = transfer == "uint8";
   const int64_t files = static_cast<int64_t>(folder.files.size());
   std::cout << fmt::format(

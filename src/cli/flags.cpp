@@ -160,28 +160,6 @@ Command add_memory(CLI::App& app) {
           }};
 }
 
-Command add_compare(CLI::App& app) {
-  auto o = std::make_shared<CompareOptions>();
-  CLI::App* sub = app.add_subcommand("compare", "Compare results files: throughput OTHER/BASE per case, noise-aware");
-  sub->add_option("files", o->files, "BASE.json OTHER.json [MORE.json ...]; store:QUERY gives stored runs")->required();
-  o->store.add_to(*sub, false);
-  add_format(*sub, o->format, "table, md, csv, json");
-  add_output(*sub, o->output, "Write to this file instead of stdout");
-  sub->add_option("--ignore", o->ignore,
-                  "Settings that may differ between runs (layout,precision,optimizer), e.g. nchw vs nhwc");
-  return {sub, [o] { return cmd_compare(*o); }};
-}
-
-Command add_report(CLI::App& app) {
-  auto o = std::make_shared<ReportOptions>();
-  CLI::App* sub = app.add_subcommand("report", "Write a self-contained HTML report (charts, tables) of results files");
-  sub->add_option("files", o->files, "RESULTS.json [MORE.json ...]; the first is BASE; store:QUERY gives stored runs")
-      ->required();
-  o->store.add_to(*sub, false);
-  add_output(*sub, o->output, "The HTML file to write")->required();
-  return {sub, [o] { return cmd_report(*o); }};
-}
-
 Command add_op(CLI::App& app) {
   auto o = std::make_shared<OpOptions>();
   CLI::App* sub = app.add_subcommand("op", "Time one layer alone: forward, backward-data, backward-weights");
@@ -295,7 +273,6 @@ Command add_script_check(CLI::App& app) {
 }
 
 // The subcommands whose file is their own (the others above): one declaration here each.
-Command add_board(CLI::App& app);    // cli/board.cpp
 Command add_predict(CLI::App& app);  // cli/predict.cpp
 
 std::vector<Command> add_commands(CLI::App& app) {

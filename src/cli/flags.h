@@ -19,8 +19,12 @@ struct Command {
 // subcommand is a file (cli/X.cpp: its options, its flags in add_X, its body) and a line in this table.
 std::vector<Command> add_commands(CLI::App& app);
 
-// The subcommands that need no tensors, in the torch-free `trainbench` (cli/front.cpp).
+// The subcommands that need no tensors, in the torch-free `trainbench` (cli/front.cpp) as in the
+// LibTorch program: each in its file.
 Command add_store(CLI::App& app);    // cli/store.cpp
 Command add_devices(CLI::App& app);  // cli/devices.cpp
+Command add_board(CLI::App& app);    // cli/board.cpp
+Command add_compare(CLI::App& app);  // cli/compare.cpp
+Command add_report(CLI::App& app);   // cli/report.cpp
 
 }  // namespace trainbench::cli

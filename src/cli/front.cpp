@@ -1,7 +1,8 @@
-// The `trainbench` program the user types. The commands that need no tensors (`store`, `devices`) run
-// here, in a program that does not load LibTorch (a `store list` answers in milliseconds); every other
-// command is handed to the LibTorch program beside this one, trainbench-torch, with the same arguments
-// (exec: the same process, its signals and exit code). docs/architecture.md, "Two programs".
+// The `trainbench` program the user types. The commands that need no tensors (compare, report, devices,
+// store, board) run here, in a program that does not load LibTorch (a `store list` answers in
+// milliseconds); every other command, and a board with --predict (its predicted columns build models),
+// is handed to the LibTorch program beside this one, trainbench-torch, with the same arguments (exec:
+// the same process, its signals and exit code). docs/architecture.md, "Two programs".
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +17,9 @@
 namespace trainbench::cli {
 namespace {
 
-std::vector<Command> add_plain_commands(CLI::App& app) { return {add_devices(app), add_store(app)}; }
+std::vector<Command> add_plain_commands(CLI::App& app) {
+  return {add_compare(app), add_report(app), add_devices(app), add_store(app), add_board(app)};
+}
 
 bool is_plain_command(const char* word) {
   CLI::App app;
@@ -33,12 +36,13 @@ int main(int argc, char** argv) {
     CommandLine line;
     line.version = std::string(TRAINBENCH_VERSION) + " (" + TRAINBENCH_GIT_REVISION + ")";
     line.add_commands = add_plain_commands;
-    return dispatch(argc, argv, line);
+    const int code = dispatch(argc, argv, line);
+    if (code != kHandOver) return code;
   }
   std::string self = trainbench::self_executable();
   const std::string torch_program = self.substr(0, self.rfind('/') + 1) + "trainbench-torch";
   execv(torch_program.c_str(), argv);  // argv[0] stays as typed: help and messages name `trainbench`
   std::cerr << "trainbench: error: cannot start " << torch_program << " (" << std::strerror(errno)
-            << "), the program that runs every command but store and devices" << std::endl;
+            << "), the program that runs every command that needs LibTorch" << std::endl;
   return kExitFailure;
 }

@@ -169,14 +169,6 @@ struct MemoryOptions : SweepFlags {
   StoreFlags store;
 };
 
-struct CompareOptions {
-  std::vector<std::string> files;  // BASE OTHER [MORE...]: results files, or store:QUERY
-  StoreFlags store;                // the store of store: inputs (--store)
-  std::string ignore;              // settings left out of the join: layout,precision,optimizer
-  std::string format = "table";
-  std::string output;  // empty: stdout
-};
-
 // `trainbench op`: layers alone, each phase timed.
 struct OpOptions : InProcessFlags {
   std::vector<std::string> descriptors;
@@ -264,20 +256,12 @@ struct MakeDataOptions {
   uint64_t seed = 0;
 };
 
-struct ReportOptions {
-  std::vector<std::string> files;  // results files, or store:QUERY
-  StoreFlags store;
-  std::string output;
-};
-
 // Throws InputError when a minimum set by the user is above a maximum set by the user (or above the
 // default of a floor): "--min-steps 10 is above --max-steps 5" (core/stopping.h, StopSetting::at_least).
 void check_limit_conflicts(const MeasureFlags& m);
 
 // `models` empty: every model, then the suites.
 int cmd_list(const std::vector<std::string>& models);
-int cmd_compare(const CompareOptions& o);
-int cmd_report(const ReportOptions& o);
 // `run --report FILE`: writes the HTML report of the results file just written and says where it is.
 void report_after_run(const std::string& results_path, const std::string& report_path);
 

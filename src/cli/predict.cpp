@@ -17,6 +17,7 @@
 #include "cli/shared_flags.h"
 #include "core/device.h"
 #include "core/device_text.h"
+#include "core/failure.h"
 #include "core/input_file.h"
 #include "ops/census.h"
 #include "predict/catalogue.h"
@@ -375,6 +376,25 @@ predict::StepForecast forecast_case(const Case& c, const predict::DeviceSpec& ca
                                     std::map<std::string, predict::StepCensus>& cache) {
   return predict::forecast(census_of(c, cache), card, request_for(c, false, kGpuContextBytes),
                            predict::fitted_constants());
+}
+
+void predict_board_columns(Board& b, const std::vector<predict::DeviceSpec>& cards) {
+  // Each row's case as `predict` would take it (its descriptor is compare's key and a device).
+  std::map<std::string, predict::StepCensus> censuses;
+  add_predicted_columns(b, cards,
+                        [&](const BoardRow& row, const predict::DeviceSpec& card) -> std::optional<BoardPredictedCell> {
+                          try {
+                            Case c = parse_case(row.key + ":cpu");
+                            validate_case(c);
+                            const predict::StepForecast f = forecast_case(c, card, censuses);
+                            const double batch = static_cast<double>(c.batch);
+                            return BoardPredictedCell{batch / f.step_s, batch / f.high_s, batch / f.low_s,
+                                                      f.memory.fits, f.memory.largest_batch};
+                          } catch (const std::exception& e) {
+                            std::cerr << "board: no prediction for " << row.key << ": " << first_line(e.what()) << "\n";
+                            return std::nullopt;
+                          }
+                        });
 }
 
 Command add_predict(CLI::App& app) {

@@ -4,10 +4,11 @@
 #include <map>
 #include <string>
 
+#include "board/board.h"
 #include "predict/catalogue.h"
 #include "predict/method.h"
+#include "cases/case.h"
 #include "results/results_file.h"
-#include "runner/case.h"
 
 namespace trainbench::cli {
 
@@ -18,6 +19,10 @@ const predict::StepCensus& census_of(const Case& c, std::map<std::string, predic
 // `c` on `card` from its spec sheet, with the built-in constants, TF32 off and the default GPU context.
 predict::StepForecast forecast_case(const Case& c, const predict::DeviceSpec& card,
                                     std::map<std::string, predict::StepCensus>& cache);
+
+// `board --predict`'s columns: each row's case forecast on each card from its spec sheet (a row whose
+// case cannot be predicted is said on stderr and left empty). The board's predictor (cli/board.h).
+void predict_board_columns(Board& board, const std::vector<predict::DeviceSpec>& cards);
 
 // `predict`'s table of `out`'s predictions (cli/predict_print.cpp): `from_profile` when they were carried
 // from a profile measured on `source_id`.

@@ -12,7 +12,7 @@
 #include "cli/run_dist.h"
 #include "results/journal.h"
 #include "results/reporter.h"
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench::cli {
 

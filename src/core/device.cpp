@@ -78,60 +78,20 @@ const DeviceKind* device_kind_of(const std::string& device_text) {
   return find_device_kind(device_text.substr(0, device_text.find(':')));
 }
 
-std::string device_choices() {
-  std::vector<std::string> texts;
-  for (const auto& k : table()) {
-    texts.emplace_back(k.name);
-    if (k.indexed) texts.push_back(std::string(k.name) + ":N");
-  }
-  std::string s;
-  for (size_t i = 0; i < texts.size(); ++i) s += (i == 0 ? "" : (i + 1 == texts.size() ? " or " : ", ")) + texts[i];
-  return s;
-}
-
-DeviceSpec gpu_device(int index) {
-  for (const auto& k : table())
-    if (k.gpu) return DeviceSpec{k.name, index};
-  throw std::logic_error("no GPU type in the device table");
-}
-
-std::string DeviceSpec::str() const { return index < 0 ? type : type + ":" + std::to_string(index); }
-
-const DeviceKind& DeviceSpec::kind() const {
-  const DeviceKind* k = find_device_kind(type);
-  if (k == nullptr) throw std::invalid_argument("unknown device '" + str() + "' (expected " + device_choices() + ")");
+const DeviceKind& device_kind(const DeviceSpec& d) {
+  const DeviceKind* k = find_device_kind(d.type);
+  if (k == nullptr) throw std::invalid_argument("unknown device '" + d.str() + "' (expected " + device_choices() + ")");
   return *k;
 }
 
-bool DeviceSpec::is_gpu() const {
-  const DeviceKind* k = find_device_kind(type);
-  return k != nullptr && k->gpu;
-}
-
-torch::Device DeviceSpec::torch_device() const {
-  const DeviceKind& k = kind();
+torch::Device torch_device(const DeviceSpec& d) {
+  const DeviceKind& k = device_kind(d);
   if (!k.indexed) return torch::Device(k.torch_type);
-  return torch::Device(k.torch_type, static_cast<c10::DeviceIndex>(allocator_index(*this)));
-}
-
-DeviceSpec parse_device(const std::string& text) {
-  DeviceSpec d;
-  const auto colon = text.find(':');
-  d.type = text.substr(0, colon);
-  const DeviceKind* k = find_device_kind(d.type);
-  if (k == nullptr) throw std::invalid_argument("unknown device '" + text + "' (expected " + device_choices() + ")");
-  if (colon != std::string::npos) {
-    const std::string idx = text.substr(colon + 1);
-    if (!k->indexed || idx.empty() || idx.size() > 3 || idx.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("bad device '" + text + "' (expected " + device_choices() + ")");
-    }
-    d.index = std::stoi(idx);
-  }
-  return d;
+  return torch::Device(k.torch_type, static_cast<c10::DeviceIndex>(allocator_index(d)));
 }
 
 std::string device_unavailable_reason(const DeviceSpec& d) {
-  const DeviceKind& k = d.kind();
+  const DeviceKind& k = device_kind(d);
   if (k.available == nullptr) return "";  // the host is always there
   if (!k.available()) {
     return "device '" + d.str() + "' is not available: this LibTorch build or machine has no usable GPU";
@@ -150,23 +110,23 @@ std::string best_device() {
 }
 
 void synchronize(const DeviceSpec& d) {
-  const DeviceKind& k = d.kind();
+  const DeviceKind& k = device_kind(d);
   if (k.synchronize != nullptr) k.synchronize(d.index);
 }
 
 void set_current_device(const DeviceSpec& d) {
-  if (!d.kind().gpu) return;
-  const torch::Device dev = d.torch_device();
+  if (!device_kind(d).gpu) return;
+  const torch::Device dev = torch_device(d);
   c10::impl::getDeviceGuardImpl(dev.type())->setDevice(dev);
 }
 
 void reset_peak_memory(const DeviceSpec& d) {
-  const DeviceKind& k = d.kind();
+  const DeviceKind& k = device_kind(d);
   if (k.reset_peak != nullptr) k.reset_peak(allocator_index(d));
 }
 
 int64_t peak_memory_bytes(const DeviceSpec& d) {
-  const DeviceKind& k = d.kind();
+  const DeviceKind& k = device_kind(d);
   if (k.allocator_stats != nullptr) return k.allocator_stats(allocator_index(d)).allocated_peak;
   struct rusage usage {};
   getrusage(RUSAGE_SELF, &usage);
@@ -174,12 +134,12 @@ int64_t peak_memory_bytes(const DeviceSpec& d) {
 }
 
 int64_t allocated_bytes(const DeviceSpec& d) {
-  const DeviceKind& k = d.kind();
+  const DeviceKind& k = device_kind(d);
   return k.allocator_stats != nullptr ? k.allocator_stats(allocator_index(d)).allocated_current : 0;
 }
 
 int64_t peak_reserved_bytes(const DeviceSpec& d) {
-  const DeviceKind& k = d.kind();
+  const DeviceKind& k = device_kind(d);
   return k.allocator_stats != nullptr ? k.allocator_stats(allocator_index(d)).reserved_peak : 0;
 }
 
@@ -233,7 +193,7 @@ std::string limit_gpu_memory(const DeviceSpec& d, int64_t bytes) {
 std::optional<std::string> gpu_pci_bus_id(const DeviceSpec& d) {
 #if defined(TRAINBENCH_WITH_CUDA) && !defined(TRAINBENCH_WITH_HIP)
   if (d.is_gpu() && torch::cuda::is_available()) {
-    const auto* p = at::cuda::getDeviceProperties(d.torch_device().index());
+    const auto* p = at::cuda::getDeviceProperties(torch_device(d).index());
     char buf[32];
     std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.0", static_cast<unsigned>(p->pciDomainID),
                   static_cast<unsigned>(p->pciBusID), static_cast<unsigned>(p->pciDeviceID));

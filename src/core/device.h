@@ -15,16 +15,10 @@ namespace trainbench {
 
 struct DeviceKind;
 
-struct DeviceSpec {
-  std::string type = "cpu";  // a DeviceKind's name: "cpu" | "cuda" (ROCm builds also call their GPUs "cuda")
-  int index = -1;            // -1: the default device of that type
-
-  std::string str() const;  // "cpu", "cuda", "cuda:1"
-  torch::Device torch_device() const;
-  const DeviceKind& kind() const;  // throws std::invalid_argument for a type outside the table
-  bool is_gpu() const;
-  bool operator==(const DeviceSpec& o) const { return type == o.type && index == o.index; }
-};
+// A device's LibTorch device, and its kind's hooks (the latter throws std::invalid_argument for a type
+// outside the table).
+torch::Device torch_device(const DeviceSpec& d);
+const DeviceKind& device_kind(const DeviceSpec& d);
 
 // A GPU caching allocator's statistics, in bytes (index 0 of LibTorch's stat arrays: every pool).
 struct AllocatorStats {
@@ -54,14 +48,6 @@ const std::vector<DeviceKind>& device_kinds();
 const DeviceKind* find_device_kind(const std::string& name);
 // The kind a device's text names ("cuda:0" in a record or context: cuda), nullptr when none.
 const DeviceKind* device_kind_of(const std::string& device_text);
-// "cpu, cuda or cuda:N": the device texts parse_device takes, for messages and help.
-std::string device_choices();
-// Device `index` of the first GPU type in the table (LibTorch's "cuda" on CUDA and ROCm builds).
-DeviceSpec gpu_device(int index);
-
-// Throws std::invalid_argument naming the bad value for anything but a kind's name (or name:N).
-DeviceSpec parse_device(const std::string& text);
-
 // Empty when the device can run here, else one line saying why not.
 std::string device_unavailable_reason(const DeviceSpec& d);
 

@@ -1,19 +1,15 @@
 #include "core/device_text.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace trainbench {
-namespace {
-
-// The row whose name the text starts with ("cuda:0" -> cuda), nullptr when none.
-const DeviceTextKind* kind_of(const std::string& device_text) {
+const DeviceTextKind* device_text_kind_of(const std::string& device_text) {
   const std::string name = device_text.substr(0, device_text.find(':'));
   for (const auto& k : device_text_kinds())
     if (name == k.name) return &k;
   return nullptr;
 }
-
-}  // namespace
 
 const std::vector<DeviceTextKind>& device_text_kinds() {
   static const std::vector<DeviceTextKind> t = {{"cpu", false, false}, {"cuda", true, true}};
@@ -21,17 +17,17 @@ const std::vector<DeviceTextKind>& device_text_kinds() {
 }
 
 bool is_gpu_device_text(const std::string& device_text) {
-  const DeviceTextKind* k = kind_of(device_text);
+  const DeviceTextKind* k = device_text_kind_of(device_text);
   return k != nullptr && k->gpu;
 }
 
 bool is_cpu_device_text(const std::string& device_text) {
-  const DeviceTextKind* k = kind_of(device_text);
+  const DeviceTextKind* k = device_text_kind_of(device_text);
   return k != nullptr && !k->gpu;
 }
 
 std::string device_text_problem(const std::string& device_text) {
-  const DeviceTextKind* k = kind_of(device_text);
+  const DeviceTextKind* k = device_text_kind_of(device_text);
   const size_t colon = device_text.find(':');
   std::string kinds;
   for (const auto& kind : device_text_kinds()) kinds += std::string(kinds.empty() ? "" : ", ") + kind.name;
@@ -65,7 +61,7 @@ std::string recorded_devices_problem(const std::string& context_device) {
 }
 
 std::string canonical_device_text(const std::string& device_text) {
-  const DeviceTextKind* k = kind_of(device_text);
+  const DeviceTextKind* k = device_text_kind_of(device_text);
   if (k != nullptr && k->indexed && device_text.find(':') == std::string::npos) return device_text + ":0";
   return device_text;
 }
@@ -79,6 +75,45 @@ std::vector<std::string> context_devices(const std::string& context_device) {
     from = end + 1;
   }
   return out;
+}
+
+std::string DeviceSpec::str() const { return index < 0 ? type : type + ":" + std::to_string(index); }
+
+bool DeviceSpec::is_gpu() const { return is_gpu_device_text(type); }
+
+std::string device_choices() {
+  std::vector<std::string> texts;
+  for (const auto& k : device_text_kinds()) {
+    texts.emplace_back(k.name);
+    if (k.indexed) texts.push_back(std::string(k.name) + ":N");
+  }
+  std::string s;
+  for (size_t i = 0; i < texts.size(); ++i) s += (i == 0 ? "" : (i + 1 == texts.size() ? " or " : ", ")) + texts[i];
+  return s;
+}
+
+DeviceSpec gpu_device(int index) {
+  for (const auto& k : device_text_kinds())
+    if (k.gpu) return DeviceSpec{k.name, index};
+  throw std::logic_error("no GPU kind in the device table");
+}
+
+DeviceSpec parse_device(const std::string& text) {
+  DeviceSpec d;
+  const auto colon = text.find(':');
+  d.type = text.substr(0, colon);
+  const DeviceTextKind* k = device_text_kind_of(d.type);
+  if (k == nullptr || d.type.empty()) {
+    throw std::invalid_argument("unknown device '" + text + "' (expected " + device_choices() + ")");
+  }
+  if (colon != std::string::npos) {
+    const std::string idx = text.substr(colon + 1);
+    if (!k->indexed || idx.empty() || idx.size() > 3 || idx.find_first_not_of("0123456789") != std::string::npos) {
+      throw std::invalid_argument("bad device '" + text + "' (expected " + device_choices() + ")");
+    }
+    d.index = std::stoi(idx);
+  }
+  return d;
 }
 
 }  // namespace trainbench

@@ -16,6 +16,8 @@ struct DeviceTextKind {
 // Every device type by name, the CPU first: a new type (xpu, mps) is one row here and its hooks in
 // core/device.cpp.
 const std::vector<DeviceTextKind>& device_text_kinds();
+// The row whose name the text starts with ("cuda:0" -> cuda), nullptr when none.
+const DeviceTextKind* device_text_kind_of(const std::string& device_text);
 
 // Whether the text names a GPU kind; false for cpu and for text that names no kind.
 bool is_gpu_device_text(const std::string& device_text);
@@ -30,6 +32,24 @@ std::string context_device_problem(const std::string& context_device);
 // The same for a results file's record and context, where empty means not recorded.
 std::string recorded_device_problem(const std::string& device_text);
 std::string recorded_devices_problem(const std::string& context_device);
+
+// One device as a case holds it: a kind's name and, for an indexed kind, which one. core/device.h gives
+// it its LibTorch hooks (torch_device, device_kind).
+struct DeviceSpec {
+  std::string type = "cpu";  // a kind's name: "cpu" | "cuda" (ROCm builds also call their GPUs "cuda")
+  int index = -1;            // -1: the default device of that type
+
+  std::string str() const;  // "cpu", "cuda", "cuda:1"
+  bool is_gpu() const;
+  bool operator==(const DeviceSpec& o) const { return type == o.type && index == o.index; }
+};
+
+// "cpu, cuda or cuda:N": the device texts parse_device takes, for messages and help.
+std::string device_choices();
+// Device `index` of the first GPU kind in the table ("cuda").
+DeviceSpec gpu_device(int index);
+// Throws std::invalid_argument naming the bad value for anything but a kind's name (or name:N).
+DeviceSpec parse_device(const std::string& text);
 
 // One device, one text: an indexed kind without its index is its default device, 0 ("cuda" and
 // "cuda:0" on one GPU are one device: "cuda:0"); anything else as given.

@@ -1,6 +1,6 @@
-// Precisions as text, without LibTorch: the one table of their names and the type each computes in,
-// for code that reads records (results/) as much as for the parser (core/precision.h), which maps a
-// row's type to LibTorch's dtype.
+// Precisions without LibTorch: the one table of their names and the type each computes in, for code
+// that reads records (results/) as much as for cases, and the value a case holds (core/precision.h
+// maps its type to LibTorch's dtype).
 #pragma once
 #include <string>
 #include <vector>
@@ -29,5 +29,33 @@ bool is_precision(const std::string& text);
 
 // The type a precision computes in ("bf16-pure" -> "bf16"); empty for text that names no precision.
 std::string compute_type(const std::string& precision);
+
+// A training precision as a value: the type a case computes in, and how it gets there.
+//   fp32                   everything in fp32
+//   fp16, bf16             automatic mixed precision (autocast); fp16 with dynamic loss scaling
+//   fp16-pure, bf16-pure   the whole model, its buffers and its float inputs in that type
+// Cases, descriptors and records carry the text; code that acts on a precision parses it here, once,
+// and asks the value (`type`, `pure`, `loss_scaling`) instead of comparing the text. core/precision.h
+// maps `type` to LibTorch's dtype.
+struct Precision {
+  std::string type = "fp32";  // the type the model's layers compute in: a row's type (fp32, fp16, bf16)
+  bool pure = false;          // parameters, buffers and inputs in `type`; else autocast
+  // fp16's narrow range needs loss scaling under autocast; bf16 has fp32's range and needs none. The
+  // pure types run without it: they measure the speed of the type, not a training recipe.
+  bool loss_scaling = false;
+
+  // Mixed precision: autocast casts each operator's inputs to `type` where that is safe.
+  bool autocast() const { return !pure && type != "fp32"; }
+  // Its text in descriptors and records ("bf16-pure"); parse_precision(p.str()) == p.
+  std::string str() const;
+  bool operator==(const Precision& o) const {
+    return type == o.type && pure == o.pure && loss_scaling == o.loss_scaling;
+  }
+  bool operator!=(const Precision& o) const { return !(*this == o); }
+};
+
+// The one rule for precision text. Throws std::invalid_argument
+// "unknown precision 'fp64' (fp32, fp16, bf16, fp16-pure, bf16-pure)".
+Precision parse_precision(const std::string& text);
 
 }  // namespace trainbench

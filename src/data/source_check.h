@@ -6,10 +6,9 @@
 #include <optional>
 #include <string>
 
-namespace trainbench::data {
+#include "cases/workload_info.h"  // DataKind
 
-// What --data a workload trains on besides synthetic: an ImageFolder of JPEGs, a token file, or none.
-enum class DataKind { none, images, tokens };
+namespace trainbench::data {
 
 // `kind`: the workload's; `vocab`: its vocabulary size for tokens. Throws DataError. Results are cached
 // per path, so a sweep scans each source once.

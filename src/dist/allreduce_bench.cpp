@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "dist/env.h"
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench::dist {
 namespace {
@@ -79,7 +79,7 @@ AllreduceResult benchmark_allreduce(Comm& comm, int64_t floats, const MeasureSet
   r.bytes = floats * 4;
   r.world_size = comm.getSize();
   r.backend = comm.getBackendName();
-  std::vector<torch::Tensor> buf = {torch::ones({floats}, torch::TensorOptions().device(device.torch_device()))};
+  std::vector<torch::Tensor> buf = {torch::ones({floats}, torch::TensorOptions().device(torch_device(device)))};
   auto once = [&] {
     comm.allreduce(buf)->wait();
     synchronize(device);
@@ -96,7 +96,7 @@ AllreduceResult benchmark_allreduce(Comm& comm, int64_t floats, const MeasureSet
     std::vector<torch::Tensor> agree = {torch::tensor({std::chrono::duration<double>(t1 - t0).count(),
                                                        std::chrono::duration<double>(t1 - start).count()},
                                                       torch::kDouble)
-                                            .to(device.torch_device())};  // NCCL reduces device memory only
+                                            .to(torch_device(device))};  // NCCL reduces device memory only
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::MAX;
     comm.allreduce(agree, o)->wait();

@@ -12,6 +12,7 @@
 #include "runner/measure.h"
 #include "runner/step_sampler.h"
 #include "workloads/workload.h"
+#include "workloads/registry.h"
 
 namespace trainbench::dist {
 namespace {
@@ -165,7 +166,7 @@ Record measure_dist_case(const Case& c, const MeasureSettings& m, const CommPtr&
   Case local = c;
   if (local.device.is_gpu()) local.device.index = e.local_rank;  // one GPU per local rank
   local.data_seed = 1000 + e.rank;
-  const torch::Device dev = local.device.torch_device();
+  const torch::Device dev = torch_device(local.device);
 
   // Set-up, then agree that every rank managed it.
   const std::optional<Failure> setup_failure = set_up_rank(local, meter, w);

@@ -6,7 +6,7 @@
 #include "dist/env.h"
 #include "dist/process_group.h"
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench::dist {
 

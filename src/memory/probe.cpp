@@ -26,7 +26,7 @@ MemoryProbe::MemoryProbe(const DeviceSpec& device) : device_(device) {
 std::string MemoryProbe::source() const { return device_.is_gpu() ? "cuda caching allocator" : "counting allocator"; }
 
 int64_t MemoryProbe::current_bytes() const {
-  if (device_.kind().allocator_stats != nullptr) return allocated_bytes(device_);  // a GPU's caching allocator
+  if (device_kind(device_).allocator_stats != nullptr) return allocated_bytes(device_);  // a GPU's caching allocator
   return counting_allocator()->current_bytes();
 }
 

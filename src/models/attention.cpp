@@ -23,66 +23,6 @@ namespace {
 thread_local bool force_math = false;
 }  // namespace
 
-namespace {
-
-// Every kernel: its parameter text, and the LibTorch it needs ("" for any; whether this build has it).
-struct KernelName {
-  const char* name;
-  AttentionKernel kernel;
-  const char* needs;
-  bool here;
-};
-
-#ifdef TRAINBENCH_HAS_SDPA
-constexpr bool kSdpa = true;
-#else
-constexpr bool kSdpa = false;
-#endif
-#ifdef TRAINBENCH_HAS_CUDNN_SDPA
-constexpr bool kCudnnSdpa = true;
-#else
-constexpr bool kCudnnSdpa = false;
-#endif
-
-// The one table the parse, the printing and the list of available kernels read.
-const std::vector<KernelName>& kernel_names() {
-  static const std::vector<KernelName> kernels = {
-      {"math", AttentionKernel::math, "", true},
-      {"sdpa", AttentionKernel::sdpa, "2.0", kSdpa},
-      {"flash", AttentionKernel::flash, "2.0", kSdpa},
-      {"efficient", AttentionKernel::efficient, "2.0", kSdpa},
-      {"cudnn", AttentionKernel::cudnn, "2.4", kCudnnSdpa},
-  };
-  return kernels;
-}
-
-}  // namespace
-
-const std::vector<std::string>& available_attention_kernels() {
-  static const std::vector<std::string> v = [] {
-    std::vector<std::string> out;
-    for (const auto& k : kernel_names()) {
-      if (k.here) out.emplace_back(k.name);
-    }
-    return out;
-  }();
-  return v;
-}
-
-AttentionKernel attention_kernel_from(const std::string& name) {
-  std::string all;
-  for (const auto& k : kernel_names()) {
-    all += (all.empty() ? "" : ", ") + std::string(k.name);
-    if (name != k.name) continue;
-    if (k.here) return k.kernel;
-    throw std::invalid_argument(
-        name + " (scaled_dot_product_attention" +
-        (k.kernel == AttentionKernel::sdpa ? std::string() : " with only its " + name + " backend") +
-        ") needs LibTorch " + k.needs + " or later; this is " + TORCH_VERSION + ", use attention=math");
-  }
-  throw std::invalid_argument("expected one of: " + all);
-}
-
 void select_sdpa_backends(AttentionKernel k) {
 #ifdef TRAINBENCH_HAS_SDPA
   if (k == AttentionKernel::math) return;
@@ -97,28 +37,6 @@ void select_sdpa_backends(AttentionKernel k) {
 #else
   (void)k;
 #endif
-}
-
-const char* default_attention_kernel() {
-#ifdef TRAINBENCH_HAS_SDPA
-  return "sdpa";
-#else
-  return "math";
-#endif
-}
-
-std::string attention_param_help() {
-  return std::string(
-             "sdpa (scaled_dot_product_attention: fused kernels, LibTorch 2.0 or later; flash, efficient or cudnn "
-             "allow only that backend) or math (explicit matmul-softmax-matmul); default here: ") +
-         default_attention_kernel();
-}
-
-const char* to_string(AttentionKernel k) {
-  for (const auto& n : kernel_names()) {
-    if (n.kernel == k) return n.name;
-  }
-  return "math";
 }
 
 MathAttentionScope::MathAttentionScope() : prev_(force_math) { force_math = true; }

@@ -30,14 +30,6 @@ void init_gpt_weights(torch::nn::Module& module, int64_t layers) {
 
 }  // namespace
 
-GptSize gpt_size(const std::string& name) {
-  if (name == "small") return {12, 768};
-  if (name == "medium") return {24, 1024};
-  if (name == "large") return {36, 1280};
-  if (name == "xl") return {48, 1600};
-  throw std::invalid_argument("unknown GPT-2 size '" + name + "' (expected one of: small, medium, large, xl)");
-}
-
 GptAttentionImpl::GptAttentionImpl(const GptOptions& o) : heads(o.heads()), kernel(o.attention()) {
   if (o.heads() < 1 || o.hidden() % o.heads() != 0) {
     throw std::invalid_argument("gpt: heads (" + std::to_string(o.heads()) + ") must divide hidden (" +

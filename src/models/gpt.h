@@ -24,13 +24,6 @@ struct GptOptions {
   TORCH_ARG(AttentionKernel, attention) = AttentionKernel::math;
 };
 
-// GPT-2's published sizes: {layers, hidden} (heads = hidden / 64). Throws std::invalid_argument for
-// another name.
-struct GptSize {
-  int64_t layers, hidden;
-};
-GptSize gpt_size(const std::string& name);  // small | medium | large | xl
-
 // Causal multi-head self-attention: one fused QKV projection (c_attn) and the output projection (c_proj).
 struct GptAttentionImpl : torch::nn::Module {
   explicit GptAttentionImpl(const GptOptions& o);

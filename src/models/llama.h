@@ -12,7 +12,7 @@
 #include <cstdint>
 
 #include "models/attention.h"
-#include "models/llama_config.h"
+#include "cases/llama_config.h"
 
 namespace trainbench::models {
 

@@ -1,4 +1,4 @@
-// The model zoo: name -> factory, input shape, default batch, FLOP count.
+// The model zoo: its table (cases/zoo.h) with a factory per model, and the FLOP count.
 // Models know nothing of runners or results; a workload asks the registry for one by name.
 #pragma once
 #include <torch/torch.h>
@@ -8,17 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "cases/zoo.h"
 #include "core/flops.h"
 
 namespace trainbench::models {
 
-struct ModelInfo {
-  std::string name;                  // e.g. "resnet50"
-  std::string family;                // "cnn" for the tf_cnn_benchmarks zoo
-  std::vector<int64_t> input_shape;  // one sample, e.g. {3, 224, 224}
-  int64_t default_batch = 32;        // tf_cnn_benchmarks' usual per-device batch
-  int64_t num_classes = 1000;
-  std::string description;  // one line for `trainbench list`
+// A zoo model's description (cases/zoo.h) and what builds it.
+struct ModelInfo : ZooModel {
   // Builds a fresh model (random init, training mode) whose forward maps [N, input_shape...] -> [N, num_classes].
   std::function<torch::nn::AnyModule()> make;
 };

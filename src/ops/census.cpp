@@ -15,6 +15,7 @@
 #include "memory/probe.h"
 #include "ops/census_names.h"
 #include "ops/op_kind.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {

@@ -13,6 +13,7 @@
 #include "data/verdict.h"
 #include "ops/op_kind.h"
 #include "workloads/workload.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {
@@ -203,7 +204,7 @@ Explanation explain_case(const ExplainSettings& s, const Record& step,
   std::vector<std::pair<Precision, Layout>> alternatives;
   alternatives.emplace_back(s.c.precision, other_layout(s.c.layout));
   // The other precision: bf16 where the case computes in fp32, else fp32.
-  alternatives.emplace_back(parse_precision(s.c.precision.dtype == c10::kFloat ? "bf16" : "fp32"), s.c.layout);
+  alternatives.emplace_back(parse_precision(s.c.precision.type == "fp32" ? "bf16" : "fp32"), s.c.layout);
   for (auto& l : e.layers) {
     if (!l.flagged) continue;
     const OpDescriptor op = parse_op(l.op);

@@ -10,7 +10,7 @@
 #include "ops/op_timer.h"
 #include "results/op_record.h"
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench {
 

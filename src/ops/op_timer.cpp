@@ -17,8 +17,8 @@ using Clock = std::chrono::steady_clock;
 // The kind's builder, on the case's device, in its precision's dtype and its layout.
 OpInstance build(const OpDescriptor& d, const OpSettings& s) {
   OpBuildSettings b;
-  b.dtype = s.precision.dtype;
-  b.device = s.device.torch_device();
+  b.dtype = torch_dtype(s.precision);
+  b.device = torch_device(s.device);
   const OpKind* kind = find_op_kind(d.kind);
   if (kind == nullptr) throw std::invalid_argument("no timer for op kind '" + d.kind + "'");
   b.channels_last = s.layout == Layout::nhwc;

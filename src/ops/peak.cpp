@@ -60,11 +60,11 @@ PeakInfo measure_peak(const PeakSettings& s, const std::string& device_name, int
   p.copy_bytes = s.copy_bytes > 0 ? s.copy_bytes : (gpu ? (int64_t{2} << 30) : (int64_t{256} << 20));
   torch::NoGradGuard no_grad;
   torch::manual_seed(0);
-  const auto dev = s.device.torch_device();
+  const auto dev = torch_device(s.device);
 
   auto gemm = [&](const std::string& precision, const std::string& as) {
     try {
-      const auto opts = torch::TensorOptions().device(dev).dtype(parse_precision(precision).dtype);
+      const auto opts = torch::TensorOptions().device(dev).dtype(torch_dtype(parse_precision(precision)));
       const int64_t n = p.gemm_size;
       auto a = torch::randn({n, n}, opts), b = torch::randn({n, n}, opts), c = torch::empty({n, n}, opts);
       const double t = median_time(s.device, s.measure, [&] { torch::mm_out(c, a, b); });

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "runner/case.h"
-#include "workloads/registry.h"
+#include "cases/case.h"
+#include "cases/workload_info.h"
 
 namespace trainbench {
 

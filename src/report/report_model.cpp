@@ -12,7 +12,7 @@
 #include "core/device_text.h"
 #include "report/compare.h"
 #include "report/html_report.h"
-#include "workloads/registry.h"
+#include "cases/workload_info.h"
 
 namespace trainbench {
 

@@ -9,7 +9,7 @@
 
 #include "core/subprocess.h"
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench {
 

@@ -10,7 +10,7 @@
 #include "core/failure.h"
 #include "core/stopping.h"
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 #include "workloads/workload.h"
 
 namespace trainbench {

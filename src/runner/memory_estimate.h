@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 #include "runner/maxbatch.h"
 
 namespace trainbench {

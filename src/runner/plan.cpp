@@ -26,7 +26,7 @@ void validate_case(Case& c) {
   const WorkloadInfo* w = find_workload(c.model);
   if (w == nullptr) throw InputError("unknown model '" + c.model + "' (see `trainbench list`)");
   try {
-    c.params = canonical_params(*w, c.params);
+    c.params = check_params(*w, c.params);
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }

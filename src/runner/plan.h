@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/value_rules.h"  // InputError and the list, number and size parsers
-#include "runner/case.h"
+#include "cases/case.h"
 
 namespace trainbench {
 

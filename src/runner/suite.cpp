@@ -159,7 +159,7 @@ void check_params(const std::string& path, const toml::node& set_node, const std
     if (w == nullptr) continue;
     for (const auto& p : params) {
       try {
-        (void)canonical_params(*w, p);
+        (void)check_params(*w, p);
       } catch (const std::invalid_argument& e) {
         fail_at(path, set_node.source(), e.what());
       }

@@ -18,7 +18,7 @@
 #include "data/token_source.h"
 #include "models/attention.h"
 #include "models/bert.h"
-#include "workloads/study_models.h"
+#include "workloads/registry.h"
 #include "workloads/training.h"
 
 namespace trainbench {
@@ -40,7 +40,7 @@ torch::Tensor masked_lm_labels(int64_t batch, int64_t seq, int64_t vocab, const 
 class BertWorkload final : public detail::LossWorkload {
  public:
   explicit BertWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
-    const torch::Device dev = o.device.torch_device();
+    const torch::Device dev = torch_device(o.device);
     const auto options = models::BertOptions()
                              .vocab(param_int(o.params, "vocab"))
                              .hidden(param_int(o.params, "hidden"))
@@ -146,45 +146,6 @@ class BertWorkload final : public detail::LossWorkload {
 
 }  // namespace
 
-WorkloadInfo bert_workload_info() {
-  WorkloadInfo w;
-  w.name = "bert";
-  w.family = "transformer";
-  w.unit = "sequences/s";
-  w.input = "seq 200";
-  w.default_batch = 32;
-  w.description =
-      "BERT-Base pre-training from scratch, Hugging Face's BertForPreTraining (110.1M params): masked-LM loss on "
-      "15% of positions + next-sentence loss";
-  w.data_kind = data::DataKind::tokens;
-  w.params = {
-      {"layers", "12", "encoder layers, 1 to 256", int_in_range(1, 256)},
-      {"hidden", "768", "hidden width, 1 to 65536 (a multiple of heads); feed-forward is 4x", int_in_range(1, 65536)},
-      {"heads", "12", "attention heads, 1 to 1024 (must divide hidden)", int_in_range(1, 1024)},
-      {"vocab", "30522", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
-      {"max_pos", "512", "position-embedding length, 1 to 100000 (at least seq)", int_in_range(1, 100'000)},
-      {"seq", "200", "tokens per sequence, 1 to 100000 (at most max_pos)", int_in_range(1, 100'000)},
-      {"head", "pretraining",
-       "pretraining (BertForPreTraining: MLM + next-sentence, pooler), mlm (BertForMaskedLM: MLM only, no pooler) or "
-       "qa (BertForQuestionAnswering: SQuAD fine-tuning's start/end span loss, no pooler)",
-       one_of({"pretraining", "mlm", "qa"})},
-      {"attention", models::default_attention_kernel(), models::attention_param_help(),
-       [](const std::string& v) { (void)models::attention_kernel_from(v); }, /*kernel_choice=*/true},
-  };
-  w.check_together = [](const Params& p) {
-    const int64_t seq = param_int(p, "seq"), max_pos = param_int(p, "max_pos");
-    if (seq > max_pos) {
-      throw std::invalid_argument("bert: seq " + std::to_string(seq) + " exceeds max_pos " + std::to_string(max_pos));
-    }
-    const int64_t hidden = param_int(p, "hidden"), heads = param_int(p, "heads");
-    if (hidden % heads != 0) {
-      throw std::invalid_argument("bert: heads " + std::to_string(heads) + " does not divide hidden " +
-                                  std::to_string(hidden));
-    }
-  };
-  w.depth = [](const Params& p) { return param_int(p, "layers"); };
-  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<BertWorkload>(o); };
-  return w;
-}
+std::unique_ptr<Workload> make_bert_workload(const WorkloadOptions& o) { return std::make_unique<BertWorkload>(o); }
 
 }  // namespace trainbench

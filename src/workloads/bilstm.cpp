@@ -7,7 +7,7 @@
 #include "data/token_source.h"
 #include "models/bilstm.h"
 #include "models/registry.h"
-#include "workloads/study_models.h"
+#include "workloads/registry.h"
 #include "workloads/training.h"
 
 namespace trainbench {
@@ -18,10 +18,10 @@ class BiLSTMWorkload final : public detail::LossWorkload {
   explicit BiLSTMWorkload(const WorkloadOptions& o) : LossWorkload(o, "sequences/s") {
     // Said before anything is built, from what LibTorch and the CPU report (core/cpu_bf16.h): the case
     // is an error row with the reason, not oneDNN's "could not create a primitive descriptor".
-    if (o.precision.autocast() && o.precision.dtype == torch::kBFloat16 && !o.device.is_gpu()) {
+    if (o.precision.autocast() && o.precision.type == "bf16" && !o.device.is_gpu()) {
       if (const std::string why = cpu_bf16_lstm_problem(); !why.empty()) throw std::runtime_error(why);
     }
-    const torch::Device dev = o.device.torch_device();
+    const torch::Device dev = torch_device(o.device);
     const auto options = models::BiLSTMOptions()
                              .vocab(param_int(o.params, "vocab"))
                              .embed(param_int(o.params, "embed"))
@@ -60,26 +60,6 @@ class BiLSTMWorkload final : public detail::LossWorkload {
 
 }  // namespace
 
-WorkloadInfo bilstm_workload_info() {
-  WorkloadInfo w;
-  w.name = "bilstm";
-  w.family = "lstm";
-  w.unit = "sequences/s";
-  w.input = "seq 100";
-  w.default_batch = 64;
-  w.description = "Sequence classifier: embedding, bidirectional LSTM (batch-first), mean over time, linear";
-  w.data_kind = data::DataKind::tokens;
-  w.params = {
-      {"vocab", "20000", "vocabulary size, 2 to 10000000", int_in_range(2, 10'000'000)},
-      {"embed", "256", "embedding width, 1 to 65536", int_in_range(1, 65536)},
-      {"hidden", "256", "LSTM hidden size per direction, 1 to 65536", int_in_range(1, 65536)},
-      {"layers", "2", "stacked bidirectional LSTM layers, 1 to 64", int_in_range(1, 64)},
-      {"seq", "100", "tokens per sequence, 1 to 100000", int_in_range(1, 100'000)},
-      {"classes", "2", "output classes, 2 to 100000", int_in_range(2, 100'000)},
-  };
-  w.depth = [](const Params& p) { return param_int(p, "layers"); };  // the first layer reads the embedding
-  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<BiLSTMWorkload>(o); };
-  return w;
-}
+std::unique_ptr<Workload> make_bilstm_workload(const WorkloadOptions& o) { return std::make_unique<BiLSTMWorkload>(o); }
 
 }  // namespace trainbench

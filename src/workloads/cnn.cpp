@@ -13,7 +13,7 @@ namespace {
 class CnnWorkload final : public detail::LossWorkload {
  public:
   CnnWorkload(const models::ModelInfo& info, const WorkloadOptions& o) : LossWorkload(o, "images/s") {
-    const torch::Device dev = o.device.torch_device();
+    const torch::Device dev = torch_device(o.device);
     model_ = info.make();
     model_.ptr()->to(dev);
     std::vector<int64_t> shape = {o.batch};

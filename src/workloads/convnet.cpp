@@ -8,7 +8,7 @@
 #include "core/flops.h"
 #include "models/convnet.h"
 #include "models/registry.h"
-#include "workloads/study_models.h"
+#include "workloads/registry.h"
 #include "workloads/training.h"
 
 namespace trainbench {
@@ -17,7 +17,7 @@ namespace {
 class ConvNetWorkload final : public detail::LossWorkload {
  public:
   explicit ConvNetWorkload(const WorkloadOptions& o) : LossWorkload(o, "images/s") {
-    const torch::Device dev = o.device.torch_device();
+    const torch::Device dev = torch_device(o.device);
     const int64_t image = param_int(o.params, "image");
     model_ = models::ConvNet(models::ConvNetOptions()
                                  .variant(models::parse_convnet_variant(param_str(o.params, "variant")))
@@ -52,37 +52,10 @@ class ConvNetWorkload final : public detail::LossWorkload {
   torch::Tensor input_;
 };
 
-std::function<void(const std::string&)> odd_in_range(int64_t lo, int64_t hi) {
-  auto in_range = int_in_range(lo, hi);
-  return [in_range](const std::string& v) {
-    in_range(v);
-    if (std::stoll(v) % 2 == 0) throw std::invalid_argument("expected an odd kernel size ('same' padding k/2)");
-  };
-}
-
 }  // namespace
 
-WorkloadInfo convnet_workload_info() {
-  WorkloadInfo w;
-  w.name = "convnet";
-  w.family = "ablation";
-  w.unit = "images/s";
-  w.input = "3x56x56";
-  w.default_batch = 32;
-  w.description = "Ablation: stem conv + `depth` conv / separable / depthwise blocks, nothing else; loss = mean square";
-  const std::vector<std::string> variants = {"conv", "separable", "depthwise"};
-  w.params = {
-      {"variant", "conv", "block: conv (k x k), separable (depthwise k x k + pointwise 1 x 1), depthwise (k x k)",
-       one_of(variants)},
-      {"channels", "64", "channels of every block, 1 to 4096", int_in_range(1, 4096)},
-      {"depth", "8", "blocks after the stem, 1 to 1000", int_in_range(1, 1000)},
-      {"image", "56", "image height and width, 1 to 4096", int_in_range(1, 4096)},
-      {"kernel", "3", "kernel size, odd, 1 to 31", odd_in_range(1, 31)},
-  };
-  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> { return std::make_unique<ConvNetWorkload>(o); };
-  // The HTML report draws the variants side by side, in this order.
-  w.ablation = AblationInfo{"variant", variants, "Ablation: convolution, separable, depthwise"};
-  return w;
+std::unique_ptr<Workload> make_convnet_workload(const WorkloadOptions& o) {
+  return std::make_unique<ConvNetWorkload>(o);
 }
 
 }  // namespace trainbench

@@ -9,7 +9,7 @@ namespace trainbench::detail {
 void DecoderLmWorkload::first_batch(int64_t seq, int64_t vocab) {
   if (options_.synthetic_data()) {
     const auto tokens = torch::randint(0, vocab, {options_.batch, seq + 1},
-                                       torch::TensorOptions(torch::kLong).device(options_.device.torch_device()));
+                                       torch::TensorOptions(torch::kLong).device(torch_device(options_.device)));
     input_ = tokens.narrow(1, 0, seq).contiguous();
     targets_ = tokens.narrow(1, 1, seq).reshape({-1});
   } else {

@@ -1,4 +1,5 @@
 #include "workloads/model_counts.h"
+#include "workloads/registry.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,122 +1,45 @@
 #include "workloads/registry.h"
 
+#include <map>
 #include <stdexcept>
 
-#include "core/value_rules.h"
+#include "cases/script_spec.h"
 #include "models/registry.h"
-#include "workloads/script.h"
-#include "workloads/study.h"
 
 namespace trainbench {
-
-std::unique_ptr<Workload> make_cnn_workload(const models::ModelInfo& info, const WorkloadOptions& options);
-
 namespace {
 
-std::vector<WorkloadInfo> build_registry() {
-  std::vector<WorkloadInfo> all;
-  for (const auto& m : models::all_models()) {
-    WorkloadInfo w;
-    w.name = m.name;
-    w.family = m.family;
-    w.unit = "images/s";
-    for (int64_t d : m.input_shape) w.input += (w.input.empty() ? "" : "x") + std::to_string(d);
-    w.default_batch = m.default_batch;
-    w.description = m.description;
-    w.data_kind = data::DataKind::images;
-    const models::ModelInfo* info = &m;  // the model registry is a static that outlives this one
-    w.make = [info](const WorkloadOptions& o) { return make_cnn_workload(*info, o); };
-    all.push_back(std::move(w));
-  }
-  for (auto& w : study_workloads()) all.push_back(std::move(w));
-  all.push_back(script_workload_info());
-  return all;
+using Maker = std::unique_ptr<Workload> (*)(const WorkloadOptions&);
+
+// What builds each workload beyond the zoo, by its description's name. A description without a maker
+// here is a programming error (tests/workloads: every description builds).
+const std::map<std::string, Maker>& makers() {
+  static const std::map<std::string, Maker> m = {
+      {"convnet", make_convnet_workload}, {"bilstm", make_bilstm_workload}, {"bert", make_bert_workload},
+      {"gpt", make_gpt_workload},         {"llama", make_llama_workload},   {kScriptModel, make_script_workload},
+  };
+  return m;
 }
 
 }  // namespace
 
-const std::vector<WorkloadInfo>& all_workloads() {
-  static const std::vector<WorkloadInfo> registry = build_registry();
-  return registry;
+Params check_params(const WorkloadInfo& w, const Params& given) {
+  Params canonical = canonical_params(w, given);
+  if (w.name == kScriptModel) check_script_model(effective_params(w, given));
+  return canonical;
 }
-
-const std::vector<FamilyInfo>& workload_families() {
-  static const std::vector<FamilyInfo> families = {
-      {"cnn", "CNNs"}, {"ablation", "ablation"}, {"lstm", "LSTM"}, {"transformer", "Transformer"}};
-  return families;
-}
-
-const WorkloadInfo* find_workload(const std::string& name) {
-  for (const auto& w : all_workloads()) {
-    if (w.name == name) return &w;
-  }
-  return nullptr;
-}
-
-Params canonical_params(const WorkloadInfo& w, const Params& given) {
-  Params out;
-  for (const auto& [key, value] : given) {
-    const ParamSpec* spec = nullptr;
-    for (const auto& p : w.params) {
-      if (p.key == key) spec = &p;
-    }
-    if (spec == nullptr) {
-      std::string keys;
-      for (const auto& p : w.params) keys += (keys.empty() ? "" : ", ") + p.key;
-      throw std::invalid_argument("unknown parameter '" + key + "' for " + w.name +
-                                  (keys.empty() ? " (it takes none)" : " (expected one of: " + keys + ")"));
-    }
-    try {
-      if (spec->check) spec->check(value);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("bad value '" + value + "' for " + w.name + " parameter '" + key + "': " + e.what());
-    }
-    if (value != spec->default_value) out[key] = value;
-  }
-  if (w.check_together) w.check_together(effective_params(w, given));
-  return out;
-}
-
-Params effective_params(const WorkloadInfo& w, const Params& given) {
-  Params out;
-  for (const auto& p : w.params) out[p.key] = p.default_value;
-  for (const auto& [k, v] : given) out[k] = v;
-  return out;
-}
-
-std::function<void(const std::string&)> int_in_range(int64_t lo, int64_t hi) {
-  return [lo, hi](const std::string& v) {
-    int64_t x = 0;
-    if (const std::string why = whole_number_problem(v, &x); !why.empty()) throw std::invalid_argument(why);
-    if (x < lo || x > hi) {
-      throw std::invalid_argument("expected " + std::to_string(lo) + " to " + std::to_string(hi));
-    }
-  };
-}
-
-std::function<void(const std::string&)> one_of(std::vector<std::string> values) {
-  return [values](const std::string& v) {
-    for (const auto& a : values) {
-      if (a == v) return;
-    }
-    std::string list;
-    for (const auto& a : values) list += (list.empty() ? "" : ", ") + a;
-    throw std::invalid_argument("expected one of: " + list);
-  };
-}
-
-int64_t param_int(const Params& p, const std::string& key) { return std::stoll(p.at(key)); }
-const std::string& param_str(const Params& p, const std::string& key) { return p.at(key); }
-
-bool is_known_model(const std::string& name) { return find_workload(name) != nullptr; }
 
 std::unique_ptr<Workload> make_workload(const WorkloadOptions& options) {
   const WorkloadInfo* w = find_workload(options.model);
   if (w == nullptr) throw std::invalid_argument("unknown model '" + options.model + "'");
-  (void)canonical_params(*w, options.params);  // throws for an unknown key or bad value
+  (void)check_params(*w, options.params);  // throws for an unknown key or bad value
   WorkloadOptions resolved = options;
   resolved.params = effective_params(*w, options.params);
-  return w->make(resolved);
+  if (const models::ModelInfo* zoo = models::find_model(options.model)) return make_cnn_workload(*zoo, resolved);
+  const auto maker = makers().find(options.model);
+  if (maker == makers().end())
+    throw std::logic_error("workload '" + options.model + "' has no maker in workloads/registry.cpp");
+  return maker->second(resolved);
 }
 
 }  // namespace trainbench

@@ -33,40 +33,9 @@ std::string shape_str(at::IntArrayRef sizes) {
   return s + "]";
 }
 
-struct Spec {
-  std::string file;
-  ScriptInput input;
-  ScriptTarget target;
-  int64_t vocab = 0;  // token ids are drawn below this
-};
-
-Spec spec_of(const Params& p) {
-  if (p.at("file").empty() || p.at("input").empty() || p.at("target").empty()) {
-    throw std::invalid_argument(
-        "script needs file=, input= and target= (trainbench run --model FILE.pt --input 3x224x224 --target "
-        "classes:1000)");
-  }
-  Spec s;
-  s.file = p.at("file");
-  s.input = parse_script_input(p.at("input"));
-  s.target = parse_script_target(p.at("target"));
-  s.vocab = std::stoll(p.at("vocab"));
-  if (s.target.kind == ScriptTarget::Kind::next_token) {
-    if (!s.input.tokens) throw std::invalid_argument("target next-token:V needs token input (--input tokens:SEQ)");
-    if (s.vocab == 0) s.vocab = s.target.size;
-    if (s.vocab != s.target.size) {
-      throw std::invalid_argument("vocab " + std::to_string(s.vocab) +
-                                  " differs from next-token:" + std::to_string(s.target.size));
-    }
-  } else if (s.input.tokens && s.vocab == 0) {
-    throw std::invalid_argument("token input with target " + s.target.str() + " needs the vocabulary: --set vocab=N");
-  }
-  return s;
-}
-
 // `n` synthetic samples: N(0,1) floats, or token ids below the vocabulary (next-token: one more, the
 // last target).
-torch::Tensor draw_input(const Spec& s, int64_t n, const torch::Device& dev) {
+torch::Tensor draw_input(const ScriptSpec& s, int64_t n, const torch::Device& dev) {
   std::vector<int64_t> shape{n};
   shape.insert(shape.end(), s.input.shape.begin(), s.input.shape.end());
   if (!s.input.tokens) return torch::randn(shape, torch::TensorOptions(dev));
@@ -75,7 +44,7 @@ torch::Tensor draw_input(const Spec& s, int64_t n, const torch::Device& dev) {
 }
 
 // Does `out` (the model's output for `n` samples) fit the target? "" when it does, else why not.
-std::string output_misfit(const Spec& s, const torch::Tensor& out, int64_t n) {
+std::string output_misfit(const ScriptSpec& s, const torch::Tensor& out, int64_t n) {
   const std::string got = "output " + shape_str(out.sizes());
   switch (s.target.kind) {
     case ScriptTarget::Kind::classes:
@@ -121,7 +90,7 @@ void check_parameters(const torch::jit::Module& m, const std::string& file) {
 // The module's forward of `in`, its own failures as one line naming the file and the input (the
 // model's message, not the interpreter's first line). An allocation failure goes on as it is: it is
 // the case's out-of-memory, not a fault of the file.
-c10::IValue checked_forward(torch::jit::Module& m, const Spec& s, const torch::Tensor& in) {
+c10::IValue checked_forward(torch::jit::Module& m, const ScriptSpec& s, const torch::Tensor& in) {
   try {
     return m.forward({in});
   } catch (const std::exception& e) {
@@ -135,7 +104,7 @@ c10::IValue checked_forward(torch::jit::Module& m, const Spec& s, const torch::T
 
 // `out`, the output for `n` samples, as the one tensor that fits the target; throws
 // std::invalid_argument with one line otherwise.
-torch::Tensor checked_output(const Spec& s, const c10::IValue& out, int64_t n) {
+torch::Tensor checked_output(const ScriptSpec& s, const c10::IValue& out, int64_t n) {
   if (!out.isTensor()) {
     throw std::invalid_argument("TorchScript model '" + s.file + "' returns a " + out.tagKind() +
                                 ", not one tensor (trainbench trains modules whose forward returns a tensor)");
@@ -147,7 +116,7 @@ torch::Tensor checked_output(const Spec& s, const c10::IValue& out, int64_t n) {
 
 // The checks before anything runs: the file loads, has parameters that train, and its output for
 // two samples fits the target. Throws std::invalid_argument with one line.
-void check_model(const Spec& s) {
+void check_model(const ScriptSpec& s) {
   torch::jit::Module m = load_module(s.file);
   check_parameters(m, s.file);
   constexpr int64_t n = 2;  // two samples: a batch norm in training mode needs more than one value per channel
@@ -168,7 +137,7 @@ ScriptCheckPlace check_place() {
 
 // The check in a child process (ScriptCheckPlace::child_process): "" when the model passes, or may
 // still train (its two samples ran out of memory: each case then reports its own `oom`), else why not.
-std::string check_in_child(const Spec& s, const Params& p, const ScriptCheckPlace& place) {
+std::string check_in_child(const ScriptSpec& s, const Params& p, const ScriptCheckPlace& place) {
   std::vector<std::string> args = {place.executable, "script-check"};
   if (!place.memory_limit.empty()) args.insert(args.end(), {"--memory-limit", place.memory_limit});
   args.insert(args.end(), {"--", p.at("file"), p.at("input"), p.at("target"), p.at("vocab")});
@@ -210,7 +179,7 @@ std::string check_in_child(const Spec& s, const Params& p, const ScriptCheckPlac
 
 // One check per file (path, size, modification time), input, target and vocab in a process: a plan's
 // product names the same model many times.
-void check_model_once(const Spec& s, const Params& p) {
+void check_model_once(const ScriptSpec& s, const Params& p) {
   const ScriptCheckPlace place = check_place();
   if (place.kind == ScriptCheckPlace::Kind::case_setup) return;  // the case checks as it builds the workload
   struct stat st {};
@@ -246,9 +215,9 @@ void check_model_once(const Spec& s, const Params& p) {
 
 class ScriptWorkload final : public detail::LossWorkload {
  public:
-  explicit ScriptWorkload(const WorkloadOptions& o, const Spec& s)
+  explicit ScriptWorkload(const WorkloadOptions& o, const ScriptSpec& s)
       : LossWorkload(o, s.input.tokens ? "sequences/s" : "images/s"), spec_(s) {
-    const torch::Device dev = o.device.torch_device();
+    const torch::Device dev = torch_device(o.device);
     module_ = load_module(s.file);
     check_parameters(module_, s.file);
     module_.to(dev);
@@ -317,7 +286,7 @@ class ScriptWorkload final : public detail::LossWorkload {
     return torch::nn::functional::mse_loss(out.to(torch::kFloat), targets_);
   }
 
-  Spec spec_;
+  ScriptSpec spec_;
   torch::jit::Module module_;
   torch::Tensor input_, targets_;
   int64_t parameters_ = 0;
@@ -334,7 +303,7 @@ std::string script_check_here(const Params& params, bool* out_of_memory) {
   *out_of_memory = false;
   const std::string file = params.count("file") ? params.at("file") : "";
   try {
-    check_model(spec_of(params));
+    check_model(script_spec_of(params));
     return "";
   } catch (const std::invalid_argument& e) {
     return e.what();
@@ -343,34 +312,6 @@ std::string script_check_here(const Params& params, bool* out_of_memory) {
     *out_of_memory = f.out_of_memory;
     return "TorchScript model '" + file + "': " + f.line;
   }
-}
-
-WorkloadInfo script_workload_info() {
-  WorkloadInfo w;
-  w.name = kScriptModel;
-  w.family = "torchscript";
-  w.unit = "images/s";
-  w.input = "--input";
-  w.default_batch = 32;
-  w.description =
-      "your own model: a TorchScript file (tools/export-model.py); trainbench run --model FILE.pt --input 3x224x224 "
-      "--target classes:1000";
-  const auto nonempty = [](const std::string& v) {
-    if (v.empty()) throw std::invalid_argument("empty");
-  };
-  w.params = {
-      {"file", "", "the TorchScript file (torch.jit.save)", nonempty},
-      {"input", "", "one sample: CxHxW... (float) or tokens:SEQ (int64 ids)",
-       [](const std::string& v) { (void)parse_script_input(v); }},
-      {"target", "", "classes:K (cross-entropy), next-token:V (LM loss over the last dim) or mse",
-       [](const std::string& v) { (void)parse_script_target(v); }},
-      {"vocab", "0", "token ids are drawn below this (0: V of next-token:V)", int_in_range(0, kMaxScriptDim)},
-  };
-  w.check_together = [](const Params& p) { check_model_once(spec_of(p), p); };
-  w.make = [](const WorkloadOptions& o) -> std::unique_ptr<Workload> {
-    return std::make_unique<ScriptWorkload>(o, spec_of(o.params));
-  };
-  return w;
 }
 
 std::optional<FileDigest> script_file_digest(const std::string& model, const Params& params) {
@@ -399,5 +340,11 @@ bool looks_like_model_file(const std::string& text) {
   struct stat st {};
   return stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
+
+std::unique_ptr<Workload> make_script_workload(const WorkloadOptions& o) {
+  return std::make_unique<ScriptWorkload>(o, script_spec_of(o.params));
+}
+
+void check_script_model(const Params& all) { check_model_once(script_spec_of(all), all); }
 
 }  // namespace trainbench

@@ -16,31 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "cases/script_spec.h"
 #include "core/sha256.h"
 #include "workloads/registry.h"
 
 namespace trainbench {
-
-// The largest dimension of a scripted model's input, and of its elements per sample.
-constexpr int64_t kMaxScriptDim = 100'000'000;
-
-// The per-sample input of a scripted model.
-struct ScriptInput {
-  bool tokens = false;
-  std::vector<int64_t> shape;  // one sample: {3, 224, 224}, or {seq} for tokens
-  std::string str() const;
-};
-// Throws std::invalid_argument (one line) for text that is not an input spec.
-ScriptInput parse_script_input(const std::string& text);
-
-struct ScriptTarget {
-  enum class Kind { classes, next_token, mse } kind = Kind::mse;
-  int64_t size = 0;  // K or V; 0 for mse
-  std::string str() const;
-};
-ScriptTarget parse_script_target(const std::string& text);
-
-WorkloadInfo script_workload_info();
 
 // Where the check of a TorchScript file runs (it loads the file, counts its parameters, runs a forward
 // of two samples and fits the output to the target: the user's code, which may crash, hang or allocate
@@ -62,9 +42,6 @@ void set_script_check_place(const ScriptCheckPlace& place);
 // The check itself, in this process, for `trainbench script-check`: "" when the model passes, else
 // the one-line reason; *out_of_memory says whether that reason is an allocation failure.
 std::string script_check_here(const Params& params, bool* out_of_memory);
-
-// The name of the workload that runs TorchScript files.
-inline constexpr char kScriptModel[] = "script";
 
 // The file's size and SHA-256 when (model, params) name a TorchScript file that can be read; nullopt
 // otherwise. Hashed once per file (size and modification time unchanged) in a process.

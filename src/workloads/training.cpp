@@ -11,11 +11,6 @@
 
 namespace trainbench {
 
-const std::vector<std::string>& known_optimizers() {
-  static const std::vector<std::string> v = {"sgd", "momentum", "adam", "adamw"};
-  return v;
-}
-
 namespace detail {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& name, std::vector<torch::Tensor> params) {
@@ -37,11 +32,11 @@ void zero_grad(const std::vector<torch::Tensor>& params) {
   }
 }
 
-at::ScalarType input_dtype(const Precision& p) { return p.pure ? p.dtype : at::kFloat; }
+at::ScalarType input_dtype(const Precision& p) { return p.pure ? torch_dtype(p) : at::kFloat; }
 
 void check_precision(const WorkloadOptions& o) {
   // LibTorch's CPU autocast casts to bf16 only, and its CPU kernels (convolution, 1.13) lack fp16.
-  if (o.precision.dtype == at::kHalf && !o.device.is_gpu()) {
+  if (o.precision.type == "fp16" && !o.device.is_gpu()) {
     throw std::invalid_argument("precision " + o.precision.str() +
                                 " needs a GPU: LibTorch's CPU autocast and kernels support bf16, not fp16");
   }
@@ -71,24 +66,24 @@ AutocastScope::AutocastScope(const Precision& p, const DeviceSpec& device) {
   if (!p.autocast()) return;
   active_ = true;
   gpu_ = device.is_gpu();
-  device_type_ = device.kind().torch_type;
+  device_type_ = device_kind(device).torch_type;
 #ifdef TRAINBENCH_AUTOCAST_BY_DEVICE_TYPE
   const at::DeviceType type = device_type_;
   prev_enabled_ = at::autocast::is_autocast_enabled(type);
   prev_dtype_ = at::autocast::get_autocast_dtype(type);
   at::autocast::set_autocast_enabled(type, true);
-  at::autocast::set_autocast_dtype(type, p.dtype);
+  at::autocast::set_autocast_dtype(type, torch_dtype(p));
 #else
   if (gpu_) {
     prev_enabled_ = at::autocast::is_enabled();
     prev_dtype_ = at::autocast::get_autocast_gpu_dtype();
     at::autocast::set_enabled(true);
-    at::autocast::set_autocast_gpu_dtype(p.dtype);
+    at::autocast::set_autocast_gpu_dtype(torch_dtype(p));
   } else {
     prev_enabled_ = at::autocast::is_cpu_enabled();
     prev_dtype_ = at::autocast::get_autocast_cpu_dtype();
     at::autocast::set_cpu_enabled(true);
-    at::autocast::set_autocast_cpu_dtype(p.dtype);
+    at::autocast::set_autocast_cpu_dtype(torch_dtype(p));
   }
 #endif
   at::autocast::increment_nesting();
@@ -141,7 +136,7 @@ void LossWorkload::finish_setup(const std::vector<torch::Tensor>& params, const 
                                 int64_t parameters, int64_t tokens_per_sample,
                                 const std::vector<torch::Tensor*>& float_inputs) {
   if (precision_.pure) {
-    const at::ScalarType dtype = precision_.dtype;
+    const at::ScalarType dtype = torch_dtype(precision_);
     to_dtype(params, dtype);
     to_dtype(buffers, dtype);
     for (torch::Tensor* t : float_inputs) {
@@ -217,7 +212,7 @@ void LossWorkload::start_loader(std::shared_ptr<data::BatchSource> source) {
     loader_->wait_full();
     room.close();
   }
-  feed_ = std::make_unique<data::DeviceFeed>(options_.device.torch_device(), options_.data_transfer == "uint8",
+  feed_ = std::make_unique<data::DeviceFeed>(torch_device(options_.device), options_.data_transfer == "uint8",
                                              input_dtype(precision_));
   feed_->start(loader_->next());
   std::vector<torch::Tensor> first = feed_->finish(copy_wait_s_);

@@ -10,6 +10,7 @@
 #include "core/precision.h"
 #include "workloads/training.h"
 #include "workloads/workload.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {
@@ -29,9 +30,9 @@ TEST(Precision, KnownPrecisionsNameThePureTypes) {
   EXPECT_EQ(precision_names(), (std::vector<std::string>{"fp32", "fp16", "bf16", "fp16-pure", "bf16-pure"}));
   EXPECT_TRUE(parse_precision("bf16-pure").pure);
   EXPECT_FALSE(parse_precision("bf16").pure);
-  EXPECT_EQ(parse_precision("fp16-pure").dtype, at::kHalf);
-  EXPECT_EQ(parse_precision("bf16").dtype, at::kBFloat16);
-  EXPECT_EQ(parse_precision("fp32").dtype, at::kFloat);
+  EXPECT_EQ(torch_dtype(parse_precision("fp16-pure")), at::kHalf);
+  EXPECT_EQ(torch_dtype(parse_precision("bf16")), at::kBFloat16);
+  EXPECT_EQ(torch_dtype(parse_precision("fp32")), at::kFloat);
   for (const auto& name : precision_names()) EXPECT_EQ(parse_precision(name).str(), name);
   EXPECT_EQ(layout_names(), (std::vector<std::string>{"nchw", "nhwc"}));
   for (const auto& name : layout_names()) EXPECT_EQ(to_string(parse_layout(name)), name);

@@ -13,7 +13,7 @@
 #include "core/device.h"
 #include "core/precision.h"
 #include "ops/op_kind.h"
-#include "runner/case.h"
+#include "cases/case.h"
 #include "workloads/training.h"
 
 namespace trainbench {
@@ -54,7 +54,7 @@ TEST(PrecisionVocab, EachPrecisionCarriesItsRecipe) {
         Want{"bf16", c10::kBFloat16, false, true, false}, Want{"fp16-pure", c10::kHalf, true, false, false},
         Want{"bf16-pure", c10::kBFloat16, true, false, false}}) {
     const Precision p = parse_precision(w.name);
-    EXPECT_EQ(p.dtype, w.dtype) << w.name;
+    EXPECT_EQ(torch_dtype(p), w.dtype) << w.name;
     EXPECT_EQ(p.pure, w.pure) << w.name;
     EXPECT_EQ(p.autocast(), w.autocast) << w.name;
     EXPECT_EQ(p.loss_scaling, w.loss_scaling) << w.name;
@@ -112,12 +112,12 @@ TEST(DeviceKinds, ParsingFollowsTheTable) {
   const DeviceSpec d = parse_device("cuda:2");
   EXPECT_EQ(d.str(), "cuda:2");
   EXPECT_TRUE(d.is_gpu());
-  EXPECT_EQ(d.torch_device(), torch::Device(torch::kCUDA, 2));
-  EXPECT_EQ(parse_device("cuda").torch_device(), torch::Device(torch::kCUDA, 0));  // the default GPU
-  EXPECT_EQ(parse_device("cpu").torch_device(), torch::Device(torch::kCPU));
+  EXPECT_EQ(torch_device(d), torch::Device(torch::kCUDA, 2));
+  EXPECT_EQ(torch_device(parse_device("cuda")), torch::Device(torch::kCUDA, 0));  // the default GPU
+  EXPECT_EQ(torch_device(parse_device("cpu")), torch::Device(torch::kCPU));
   EXPECT_FALSE(parse_device("cpu").is_gpu());
   EXPECT_FALSE(DeviceSpec{"tpu"}.is_gpu());
-  EXPECT_THROW(DeviceSpec{"tpu"}.kind(), std::invalid_argument);
+  EXPECT_THROW(device_kind(DeviceSpec{"tpu"}), std::invalid_argument);
 }
 
 TEST(DeviceKinds, RecordDeviceTextNamesItsKind) {

@@ -16,6 +16,7 @@
 #include "runner/measure.h"
 #include "runner/plan.h"
 #include "workloads/training.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {

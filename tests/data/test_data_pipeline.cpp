@@ -24,7 +24,7 @@
 #include "data/verdict.h"
 #include "results/printer.h"
 #include "results/record.h"
-#include "runner/case.h"
+#include "cases/case.h"
 #include "runner/step_sampler.h"
 
 namespace trainbench {

@@ -8,6 +8,7 @@
 #include "ops/census.h"
 #include "predict/method.h"
 #include "workloads/workload.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {

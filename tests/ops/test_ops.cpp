@@ -22,6 +22,7 @@
 #include "runner/measure.h"
 #include "runner/plan.h"
 #include "workloads/workload.h"
+#include "workloads/registry.h"
 
 namespace trainbench {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "report/compare.h"
 #include "report/html_report.h"
-#include "runner/case.h"
-#include "workloads/registry.h"
+#include "cases/case.h"
+#include "cases/workload_info.h"
 
 namespace trainbench {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "runner/case.h"
+#include "cases/case.h"
 #include "runner/plan.h"
 
 namespace trainbench {

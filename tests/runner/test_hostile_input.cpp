@@ -25,7 +25,7 @@
 #include "results/op_record.h"
 #include "results/number_format.h"
 #include "results/results_file.h"
-#include "runner/case.h"
+#include "cases/case.h"
 #include "runner/plan.h"
 #include "runner/suite.h"
 #include "workloads/registry.h"

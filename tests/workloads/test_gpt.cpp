@@ -26,6 +26,7 @@
 #include "models/bert.h"
 #include "models/checkpoint.h"
 #include "models/gpt.h"
+#include "cases/decoder_info.h"
 #include "workloads/registry.h"
 #include "workloads/training.h"
 #include "workloads/workload.h"

@@ -22,7 +22,7 @@
 #include "core/precision.h"
 #include "models/attention.h"
 #include "models/llama.h"
-#include "models/llama_config.h"
+#include "cases/llama_config.h"
 #include "workloads/registry.h"
 #include "workloads/training.h"
 #include "workloads/workload.h"

@@ -21,7 +21,7 @@
 #include "core/sha256.h"
 #include "results/record.h"
 #include "results/results_file.h"
-#include "runner/case.h"
+#include "cases/case.h"
 #include "runner/plan.h"
 #include "workloads/registry.h"
 #include "workloads/script.h"

@@ -1,4 +1,4 @@
-#include "models/llama_config.h"
+#include "cases/llama_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -255,7 +255,8 @@ const std::vector<std::string>& llama_size_names() {
 LlamaConfig llama_size(const std::string& name) {
   const auto it = sizes().find(name);
   if (it == sizes().end()) {
-    throw std::invalid_argument("unknown llama size '" + name + "' (expected one of: " + join(llama_size_names()) + ")");
+    throw std::invalid_argument("unknown llama size '" + name + "' (expected one of: " + join(llama_size_names()) +
+                                ")");
   }
   return it->second;
 }
@@ -369,15 +370,15 @@ LlamaConfig parse_llama_config(const std::string& text, const std::string& path)
   // others' one per query head.
   c.kv_heads = r.integer_or("num_key_value_heads", kHeads, c.model_type == "mistral" ? 8 : c.heads);
   if (c.heads % c.kv_heads != 0) {
-    r.fail("num_key_value_heads", std::to_string(c.kv_heads) + " does not divide num_attention_heads " +
-                                      std::to_string(c.heads));
+    r.fail("num_key_value_heads",
+           std::to_string(c.kv_heads) + " does not divide num_attention_heads " + std::to_string(c.heads));
   }
   if (r.has("head_dim")) {
     c.head_dim = r.integer_or("head_dim", kHeadDim, 0);
   } else {
     if (c.hidden % c.heads != 0) {
-      r.fail("num_attention_heads",
-             std::to_string(c.heads) + " does not divide hidden_size " + std::to_string(c.hidden) + " (and no head_dim)");
+      r.fail("num_attention_heads", std::to_string(c.heads) + " does not divide hidden_size " +
+                                        std::to_string(c.hidden) + " (and no head_dim)");
     }
     c.head_dim = c.hidden / c.heads;
   }

@@ -1,6 +1,5 @@
-#include "runner/case.h"
+#include "cases/case.h"
 
-#include "core/precision.h"
 #include "core/value_rules.h"
 
 #include <algorithm>
@@ -155,7 +154,7 @@ class CaseParser {
       fail_at_column(input_, "", column_[end - 1], "empty field after the last ':' (the device comes last)");
     }
     std::string dev = tok_[end - 1];
-    const DeviceKind* indexed = end >= 3 ? find_device_kind(tok_[end - 2]) : nullptr;
+    const DeviceTextKind* indexed = end >= 3 ? device_text_kind_of(tok_[end - 2]) : nullptr;
     if (indexed != nullptr && indexed->indexed && all_digits(tok_[end - 1])) {
       dev = tok_[end - 2] + ":" + tok_[end - 1];
       end -= 2;
@@ -287,5 +286,10 @@ class CaseParser {
 }  // namespace
 
 Case parse_case(const std::string& input) { return CaseParser(input).parse(); }
+
+const std::vector<std::string>& known_optimizers() {
+  static const std::vector<std::string> v = {"sgd", "momentum", "adam", "adamw"};
+  return v;
+}
 
 }  // namespace trainbench

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "workloads/workload.h"
+#include "cases/options.h"
 
 namespace trainbench {
 

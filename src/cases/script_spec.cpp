@@ -1,9 +1,10 @@
-// The per-sample input and the target of a TorchScript workload (workloads/script.h): their text and
-// its rules, one spelling per value.
+// The TorchScript workload described (cases/script_spec.h): its parameters, the per-sample input and the
+// target, their text and its rules.
 #include <stdexcept>
 #include <string>
 
-#include "workloads/script.h"
+#include "cases/descriptions.h"
+#include "cases/script_spec.h"
 
 namespace trainbench {
 namespace {
@@ -95,6 +96,57 @@ ScriptTarget parse_script_target(const std::string& text) {
   if (text == "mse") return t;
   if (sized("classes:", ScriptTarget::Kind::classes) || sized("next-token:", ScriptTarget::Kind::next_token)) return t;
   throw std::invalid_argument("'" + text + "' is not a target (expected classes:K, next-token:V or mse)");
+}
+
+ScriptSpec script_spec_of(const Params& p) {
+  if (p.at("file").empty() || p.at("input").empty() || p.at("target").empty()) {
+    throw std::invalid_argument(
+        "script needs file=, input= and target= (trainbench run --model FILE.pt --input 3x224x224 --target "
+        "classes:1000)");
+  }
+  ScriptSpec s;
+  s.file = p.at("file");
+  s.input = parse_script_input(p.at("input"));
+  s.target = parse_script_target(p.at("target"));
+  s.vocab = std::stoll(p.at("vocab"));
+  if (s.target.kind == ScriptTarget::Kind::next_token) {
+    if (!s.input.tokens) throw std::invalid_argument("target next-token:V needs token input (--input tokens:SEQ)");
+    if (s.vocab == 0) s.vocab = s.target.size;
+    if (s.vocab != s.target.size) {
+      throw std::invalid_argument("vocab " + std::to_string(s.vocab) +
+                                  " differs from next-token:" + std::to_string(s.target.size));
+    }
+  } else if (s.input.tokens && s.vocab == 0) {
+    throw std::invalid_argument("token input with target " + s.target.str() + " needs the vocabulary: --set vocab=N");
+  }
+  return s;
+}
+
+WorkloadInfo script_workload_info() {
+  WorkloadInfo w;
+  w.name = kScriptModel;
+  w.family = "torchscript";
+  w.unit = "images/s";
+  w.input = "--input";
+  w.default_batch = 32;
+  w.description =
+      "your own model: a TorchScript file (tools/export-model.py); trainbench run --model FILE.pt --input 3x224x224 "
+      "--target classes:1000";
+  const auto nonempty = [](const std::string& v) {
+    if (v.empty()) throw std::invalid_argument("empty");
+  };
+  w.params = {
+      {"file", "", "the TorchScript file (torch.jit.save)", nonempty},
+      {"input", "", "one sample: CxHxW... (float) or tokens:SEQ (int64 ids)",
+       [](const std::string& v) { (void)parse_script_input(v); }},
+      {"target", "", "classes:K (cross-entropy), next-token:V (LM loss over the last dim) or mse",
+       [](const std::string& v) { (void)parse_script_target(v); }},
+      {"vocab", "0", "token ids are drawn below this (0: V of next-token:V)", int_in_range(0, kMaxScriptDim)},
+  };
+  // The file itself (loaded, a forward of two samples) is checked by what builds the workload
+  // (workloads/registry.h, check_params), with LibTorch.
+  w.check_together = [](const Params& p) { (void)script_spec_of(p); };
+  return w;
 }
 
 }  // namespace trainbench
