@@ -55,11 +55,13 @@ fs::path variant(const fs::path& dir, int i, size_t cases = 0) {
   return p;
 }
 
-// `trainbench` itself loads no LibTorch (a ctest checks its ldd): store and devices run in it, every
-// other command in trainbench-torch beside it. Copied alone into a folder, without trainbench-torch, the
-// program still lists, shows and exports a store's runs and lists the catalogue, while `run` says in one
-// line that the program it hands training to is missing. (Handing `store` over too fails here.)
-TEST(StoreCli, StoreAndDevicesRunInTheProgramThatLoadsNoLibTorch) {
+// `trainbench` itself loads no LibTorch (a ctest checks its ldd): compare, report, devices, store and
+// board run in it, every other command in trainbench-torch beside it. Copied alone into a folder, without
+// trainbench-torch, the program still lists, shows and exports a store's runs, compares and reports
+// stored runs, draws the board and lists the catalogue, while `run` and a board with --predict (whose
+// columns build models) say in one line that the program they are handed to is missing. (Handing any of
+// the others over too fails here.)
+TEST(StoreCli, ReadingCommandsRunInTheProgramThatLoadsNoLibTorch) {
   const fs::path dir = temp_dir("storecli", "front");
   const fs::path alone = dir / "alone" / "trainbench";
   fs::create_directories(alone.parent_path());
@@ -79,11 +81,39 @@ TEST(StoreCli, StoreAndDevicesRunInTheProgramThatLoadsNoLibTorch) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_FALSE(nlohmann::json::parse(r.out).empty());
   EXPECT_TRUE(refused(front("store list --store ''"), {"--store"}));
-  r = front("run --case convnet:b2:fp32:nchw:cpu");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("cannot start " + (alone.parent_path() / "trainbench-torch").string()), std::string::npos)
-      << r.err;
+  // A second run of the same cases, 1.5 times as fast: compare, report and board read both.
+  ResultsFile faster = read_results(kData + "/report_cpu.json");
+  faster.context.start_time = "2026-03-01T00:00:00Z";
+  for (auto& b : faster.benchmarks) b.throughput *= 1.5;
+  write_results_atomic((dir / "faster.json").string(), faster);
+  ASSERT_EQ(front("store import " + (dir / "faster.json").string() + " --store " + store.string()).code, 0);
+  r = front("compare store:run=1 store:run=2 --format json --store " + store.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Every case measured in both (the fixture's ok records) at 1.5 times the throughput.
+  size_t ok = 0, compared = 0;
+  for (const auto& b : faster.benchmarks) ok += b.ok() ? 1 : 0;
+  const auto cmp = nlohmann::json::parse(r.out);
+  for (const auto& c : cmp["comparisons"][0]["cases"]) {
+    if (c["ratio"].is_null()) continue;
+    ++compared;
+    EXPECT_NEAR(c["ratio"].get<double>(), 1.5, 1e-9) << c.dump();
+  }
+  EXPECT_EQ(compared, ok) << r.out;
+  r = front("report store:run=1 store:run=2 -o " + (dir / "r.html").string() + " --store " + store.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(dir / "r.html").find("trainbench report"), std::string::npos);
+  r = front("board --format json --store " + store.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["rows"].size(), read_results(kData + "/report_cpu.json").benchmarks.size());
+  EXPECT_TRUE(refused(front("board --predict h100 --store " + store.string()), {"--predict: unknown device 'h100'"}));
+  for (const std::string& handed : std::vector<std::string>{"run --case convnet:b2:fp32:nchw:cpu",
+                                                            "board --predict t4 --store " + store.string()}) {
+    r = front(handed);
+    EXPECT_EQ(r.code, 1) << handed;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("cannot start " + (alone.parent_path() / "trainbench-torch").string()), std::string::npos)
+        << r.err;
+  }
   fs::remove_all(dir);
 }
 
