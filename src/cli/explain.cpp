@@ -22,6 +22,7 @@
 #include "results/printer_ops.h"
 #include "results/journal.h"
 #include "results/results_file.h"
+#include "run/case_entry.h"
 #include "runner/child.h"
 #include "runner/measure.h"
 #include "runner/plan.h"

@@ -12,6 +12,7 @@
 #include "results/printer.h"
 #include "results/journal.h"
 #include "results/results_file.h"
+#include "run/batch_search.h"
 #include "runner/child.h"
 #include "runner/maxbatch.h"
 #include "runner/memory_estimate.h"
@@ -19,67 +20,18 @@
 #include "runner/run_context.h"
 
 namespace trainbench::cli {
-namespace {
 
-int64_t available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  int64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit) {
-    if (key == "MemAvailable:") return kb * 1024;
-  }
-  return 0;
+void say_try(const Case& trial, const Record& r) {
+  std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
+                           r.status == Status::ok
+                               ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
+                               : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));
 }
 
-}  // namespace
-
-namespace {
-
-// One try in its own child, reported on stderr as it ends.
-std::function<Record(const Case&)> isolated_try(const MeasureFlags& flags, bool* interrupted) {
-  return [interrupted, child = flags.case_child()](const Case& trial) {
-    if (*interrupted) return failed_record(trial, "interrupted");
-    Record r = run_case_isolated(trial, child, interrupted);
-    std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
-                             r.status == Status::ok
-                                 ? fmt::format("ok, {:.3g} {}", r.throughput, r.unit)
-                                 : std::string(to_string(r.status)) + (r.error.empty() ? "" : " (" + r.error + ")"));
-    return r;
-  };
-}
-
-}  // namespace
-
-MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
-                                bool* interrupted) {
-  return find_max_batch(c, start, max_batch, isolated_try(flags, interrupted));
-}
-
-MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
-                                          bool* interrupted, int64_t* predicted) {
-  *predicted = 0;
-  // Only under --memory-limit is there a known limit to predict against (a GPU case's caps its caching
-  // allocator); a whole card's size minus its runtime's context is not known here.
-  const int64_t limit = flags.memory_limit.empty() ? 0 : parse_size(flags.memory_limit, "memory limit");
-  if (limit <= 0) return search_max_batch(c, flags, start, max_batch, interrupted);
-  return find_max_batch_predicted(c, limit, start, max_batch, isolated_try(flags, interrupted), predicted);
-}
-
-void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags) {
-  if (!flags.memory_limit.empty()) return;
-  for (const auto& c : plan) {
-    if (!c.device.is_gpu()) {
-      const int64_t avail = available_memory_bytes() * 9 / 10;
-      if (avail > 0) {
-        flags.memory_limit = std::to_string(avail);
-        flags.memory_limit_cpu_only = true;
-        std::cerr << fmt::format(
-            "maxbatch: CPU cases limited to {:.1f} GiB (90% of available memory; set --memory-limit)\n",
-            static_cast<double>(avail) / (1 << 30));
-      }
-      return;
-    }
+void limit_cpu_search(const std::vector<Case>& plan, MeasureFlags& measure, const std::string& command) {
+  if (const int64_t bytes = default_cpu_memory_limit(plan, measure); bytes > 0) {
+    std::cerr << fmt::format("{}: CPU cases limited to {:.1f} GiB (90% of available memory; set --memory-limit)\n",
+                             command, static_cast<double>(bytes) / (1 << 30));
   }
 }
 
@@ -107,7 +59,7 @@ int cmd_maxbatch(MaxBatchOptions o) {
   const StoreSpec store = check_store(o.store);  // refused now, not after the measuring
   Journal output_lock;                           // held until the results are written
   o.output = claim_command_output(o.output, "maxbatch", case_input_files(plan), store, output_lock);
-  default_cpu_memory_limit(plan, o.measure);
+  limit_cpu_search(plan, o.measure, "maxbatch");
   refuse_cpu_limit_above_available(plan, o.measure);
 
   ResultsFile results;
@@ -120,9 +72,9 @@ int cmd_maxbatch(MaxBatchOptions o) {
   for (const auto& c : plan) {
     std::cerr << "maxbatch " << c.descriptor() << "\n";
     int64_t predicted = 0;
-    const MaxBatchResult m =
-        o.no_predict ? search_max_batch(c, o.measure, o.start, o.max_batch, &interrupted)
-                     : search_max_batch_predicted(c, o.measure, o.start, o.max_batch, &interrupted, &predicted);
+    const MaxBatchResult m = o.no_predict ? search_max_batch(c, o.measure, o.start, o.max_batch, &interrupted, say_try)
+                                          : search_max_batch_predicted(c, o.measure, o.start, o.max_batch, &interrupted,
+                                                                       &predicted, say_try);
     for (const auto& r : m.tries) results.benchmarks.push_back(r);
     std::string line;
     if (!m.failure.empty()) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "run/settings.h"
 #include "runner/child.h"
 #include "runner/maxbatch.h"
 #include "results/context.h"
@@ -25,51 +26,15 @@ class Journal;
 
 namespace trainbench::cli {
 
-// Every case child is killed after this long unless --timeout says otherwise (0: never).
-constexpr double kDefaultCaseTimeoutS = 900.0;
-
-// Measurement flags: the stopping settings (core/stopping.h: --warmup, --min-steps, --max-steps, --min-time,
-// --max-time, --max-noise, each declared there with its rule), --timeout, --memory-limit, --system-allocator,
-// --tf32. The stopping settings' defaults are MeasureSettings', the one place they are written.
-struct MeasureFlags {
-  MeasureSettings stop;
-  // How each stopping setting was set, by its name: "--min-time" for a flag, "quick.toml:7: min_time" for
-  // a suite key; absent: its default (a default never conflicts: `--max-time 1` alone is fine).
-  std::map<std::string, std::string> given;
-  double timeout_s = kDefaultCaseTimeoutS;
-  std::string memory_limit;  // as written, e.g. "4G"; empty: none
-  // The limit came from a suite file or maxbatch's default (90% of this machine's memory): it stands
-  // for a CPU's memory and leaves GPU cases alone. --memory-limit on the command line caps both.
-  bool memory_limit_cpu_only = false;
-  int64_t max_image_pixels = 0;  // --max-image-pixels (0: data::kMaxImagePixels)
-  bool system_allocator = false;
-  std::string tf32 = "off";  // GPU: on | off (TF32 in cuBLAS and cuDNN for fp32 math)
-  int auto_threads = 0;      // hidden --auto-threads: what threads 0 means in the child (0: one per core)
-
+// The measurement flags (run/settings.h's MeasureOptions): each stopping setting's flag made from its row
+// (core/stopping.h), --timeout, --memory-limit, --allocator/--system-allocator, --tf32.
+struct MeasureFlags : MeasureOptions {
   void add_to(CLI::App& app);
-  // Throws InputError for a bad value.
-  ChildSettings resolve() const;
-  // Arguments that hand these settings to `trainbench run-case`.
-  std::vector<std::string> child_args() const;
-  // How a case's child runs under these settings: child_args() then `more`, --timeout, --memory-limit.
-  CaseChild case_child(const std::vector<std::string>& more = {}) const;
-  // The check of a TorchScript file runs in a child under this --timeout and --memory-limit, as a
-  // case does (workloads/script.h: ScriptCheckPlace).
-  void place_script_check() const;
 };
 
-// `run --dist`: data-parallel cases (docs/distributed.md).
-struct DistFlags {
-  bool enabled = false;
-  std::string backend = "auto";  // auto | gloo | nccl
-  double timeout_s = 300.0;      // rendezvous, store waits, collectives
-  double bucket_mb = 25.0;       // gradient all-reduce bucket cap, MiB
-  bool no_baseline = false;      // skip the one-process measurement (no scaling efficiency)
-
+// `run --dist`'s flags (run/settings.h's DistOptions).
+struct DistFlags : DistOptions {
   void add_to(CLI::App& app);
-  // Arguments that hand these settings to `trainbench run-case` (with the case's store key).
-  std::vector<std::string> child_args(size_t case_index) const;
-  int64_t bucket_bytes() const { return static_cast<int64_t>(bucket_mb * 1024 * 1024); }
 };
 
 // --input and --target: `--model FILE.pt` is then one TorchScript file (workloads/script.h), its path
@@ -280,18 +245,11 @@ std::string claim_command_output(const std::string& given, const std::string& ki
 // The files the cases of `plan` read (TorchScript model files, --data files and folders).
 std::vector<std::string> case_input_files(const std::vector<Case>& plan);
 
-// A CPU batch search without --memory-limit would grow until the kernel's OOM killer ends it: bound
-// it by 90% of the memory available now.
-void default_cpu_memory_limit(const std::vector<Case>& plan, MeasureFlags& flags);
-
-// Runs the batch search for `c`, each try isolated, printing one line per try on stderr.
-MaxBatchResult search_max_batch(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
-                                bool* interrupted);
-// search_max_batch after a memory prediction (CPU cases under a memory limit; others search as
-// before): two small batches fitted, then a narrow search around the predicted batch (*predicted;
-// 0 when none was made). Every try, the fitted ones first, is in the result.
-MaxBatchResult search_max_batch_predicted(const Case& c, const MeasureFlags& flags, int64_t start, int64_t max_batch,
-                                          bool* interrupted, int64_t* predicted);
+// A batch search's try as it ends, one line on stderr ("  try batch     64: ok, 812 images/s").
+void say_try(const Case& trial, const Record& r);
+// A batch search on the CPU without --memory-limit: limits it to 90% of the memory available now
+// (run/batch_search.h) and says so on stderr, naming `command`.
+void limit_cpu_search(const std::vector<Case>& plan, MeasureFlags& measure, const std::string& command);
 int cmd_run(RunOptions o, const CLI::App& sub);
 int cmd_maxbatch(MaxBatchOptions o);
 int cmd_memory(MemoryOptions o);
@@ -308,14 +266,7 @@ int prepare_in_process(const DeviceSpec& device, int threads, bool tune_allocato
 int cmd_op(const OpOptions& o);
 int cmd_peak(const PeakOptions& o);
 int cmd_explain(ExplainOptions o);
-// The cached peak (`trainbench peak`) for `r`'s device, thread count and precision (times the ranks of a
-// data-parallel record, whose FLOP/s are the job's), as a percentage of it in r.percent_of_peak, and
-// MFU / HFU over it; left NaN when none is cached.
-void add_percent_of_peak(Record& r, const Context& context);
 int cmd_run_case(const RunCaseOptions& o);
-// A case's descriptor as a child process takes it (run-case, explain-layers): parsed and validated;
-// InputError when it is not one.
-Case child_case(const std::string& descriptor);
 int cmd_script_check(const ScriptCheckOptions& o);
 int cmd_explain_layers(const ExplainLayersOptions& o);
 int cmd_launch(const LaunchFlags& o);

@@ -15,10 +15,9 @@
 #include "core/input_file.h"
 #include "cli/options.h"
 #include "ops/peak.h"
-#include "cli/run_dist.h"
 #include "report/html_report.h"
 #include "results/journal.h"
-#include "cli/run_steps.h"
+#include "cli/run_console.h"
 #include "results/results_file.h"
 #include "runner/child.h"
 #include "runner/plan.h"
@@ -284,7 +283,7 @@ RunPlan plan_run(RunOptions& o, const CLI::App& sub) {
   plan.cases = plan_from(o, suite.get(), given);
   plan.inputs = case_input_files(plan.cases);
   if (suite) plan.inputs.push_back(suite->path);
-  if (plan.searches_batch()) default_cpu_memory_limit(plan.cases, o.measure);
+  if (plan.searches_batch()) limit_cpu_search(plan.cases, o.measure, "run");
   if (o.dist.enabled) {
     if (o.resume) throw InputError("--resume does not work with --dist yet: run the remaining cases with --case");
     if (plan.searches_batch())
@@ -337,16 +336,26 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   RunPlan plan = plan_run(o, sub);
   if (plan.dist && !plan.dist->leader()) {  // ranks other than 0 run their side of each case quietly, write nothing
     plan.dist->start(plan.cases, o.measure);
-    return plan.dist->follow(plan.cases, o.measure);
+    switch (plan.dist->follow(plan.cases, o.measure, [](const std::string& line) { std::cerr << line << std::endl; })) {
+      case DistRun::FollowEnd::done:
+        return kExitOk;
+      case DistRun::FollowEnd::failed:
+        return kExitFailure;
+      case DistRun::FollowEnd::interrupted:
+        return interrupt_exit_code();
+    }
+    return kExitFailure;
   }
   Journal journal;
   const std::string journal_path = claim_output(o, plan.inputs, journal);
   (void)check_store(o.store);  // a store that cannot take the run is refused now, not after it
   const PlanIdentity identity = plan_identity(plan.cases, o.measure);
-  Resumed resumed = merge_resumed(o, journal_path, identity, plan.cases);
+  Resumed resumed = merge_resumed({o.output, o.resume, o.force}, journal_path, identity, plan.cases);
   if (plan.dist)
     plan.dist->start(plan.cases, o.measure);  // after every input check: a failed check must not hold the others
-  const Context context = run_context(o, plan, resumed);
+  std::vector<std::string> warnings;
+  const Context context = run_context(o.measure, plan, resumed, warnings);
+  for (const auto& w : warnings) std::cerr << "trainbench: warning: " << w << "\n";
 
   journal.open(journal_path, context, o.resume ? Journal::Mode::resume : Journal::Mode::fresh, identity);
   install_interrupt_handlers();

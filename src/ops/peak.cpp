@@ -195,4 +195,20 @@ bool store_peak(const PeakInfo& p) {
   return true;
 }
 
+void add_percent_of_peak(Record& r, const Context& context) {
+  if (!r.ok() || !(r.achieved_gflops > 0.0)) return;
+  const auto peak = find_cached_peak(r.device, context.device_name, r.threads, context.libtorch_version);
+  if (!peak) return;
+  // A data-parallel record's FLOP/s are the job's, over world_size devices: the ceiling is as many
+  // times this device's (every rank is taken to have rank 0's device, as the launch expects).
+  const double devices = r.dist ? std::max(1, r.dist->world_size) : 1;
+  const double g = devices * peak->peak_for(r.precision, r.tf32);
+  if (!(std::isfinite(g) && g > 0.0)) return;
+  r.percent_of_peak = 100.0 * r.achieved_gflops / g;
+  // MFU / HFU (language models): model and hardware FLOP/s over the same peak, as fractions.
+  const double median = r.step_time_s.median;
+  if (r.model_flops_per_step > 0.0 && median > 0.0) r.mfu = r.model_flops_per_step / median / 1e9 / g;
+  if (r.hardware_flops_per_step > 0.0 && median > 0.0) r.hfu = r.hardware_flops_per_step / median / 1e9 / g;
+}
+
 }  // namespace trainbench

@@ -9,7 +9,9 @@
 #include "core/device.h"
 #include "core/precision.h"
 #include "core/stopping.h"
+#include "results/context.h"
 #include "results/op_record.h"
+#include "results/record.h"
 
 namespace trainbench {
 
@@ -38,6 +40,11 @@ std::string peak_cache_path();
 // user is ignored (said once on stderr).
 std::optional<PeakInfo> find_cached_peak(const std::string& device, const std::string& device_name, int threads,
                                          const std::string& libtorch_version);
+
+// The cached peak for `r`'s device, thread count and precision (times the ranks of a data-parallel
+// record, whose FLOP/s are the job's), as a percentage of it in r.percent_of_peak, and MFU / HFU over
+// it; left NaN when none is cached.
+void add_percent_of_peak(Record& r, const Context& context);
 
 // Adds or replaces the entry with the same key; false (and nothing written) when there is no cache
 // place (peak_cache_path() empty). Throws std::runtime_error when the cache cannot be written.

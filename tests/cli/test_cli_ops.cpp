@@ -104,12 +104,12 @@ TEST(CliOps, DataParallelPercentOfPeakIsOverEveryRanksDevice) {
   r.step_time_s.median = 1.0;
   r.model_flops_per_step = 120e9;
   Record two = r;
-  cli::add_percent_of_peak(r, c);
+  add_percent_of_peak(r, c);
   EXPECT_NEAR(r.percent_of_peak, 160.0, 1e-9);
   EXPECT_NEAR(r.mfu, 1.2, 1e-12);
   two.dist = DistInfo{};
   two.dist->world_size = 2;
-  cli::add_percent_of_peak(two, c);
+  add_percent_of_peak(two, c);
   EXPECT_NEAR(two.percent_of_peak, 80.0, 1e-9);
   EXPECT_NEAR(two.mfu, 0.6, 1e-12);
   unsetenv("TRAINBENCH_CACHE_DIR");

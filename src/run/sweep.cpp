@@ -1,14 +1,14 @@
-// `trainbench run` after planning: merge what a resumed run left, sweep the remaining cases (progress
-// on stderr, records to the reporter as each case ends), write the results file.
-#include "cli/run_steps.h"
+// `trainbench run` after planning: merge what a resumed run left, sweep the remaining cases (each told
+// to the observer as it ends), write the results file.
+#include "run/sweep.h"
 
-#include <unistd.h>
+#include <fmt/format.h>
 
 #include <filesystem>
-#include <iostream>
 #include <map>
+#include <set>
 
-#include "cli/commands.h"
+#include "run/batch_search.h"
 #include "core/clock.h"
 #include "core/device.h"
 #include "ops/peak.h"
@@ -18,22 +18,15 @@
 #include "runner/plan.h"
 #include "runner/run_context.h"
 
-namespace trainbench::cli {
+namespace trainbench {
 namespace fs = std::filesystem;
 namespace {
 
-std::string duration_text(double s) {
-  const long t = static_cast<long>(s + 0.5);
-  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
-  if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
-  return fmt::format("{}s", t);
-}
-
 // The records of a results file already written, then those of the journal that it lacks.
-void read_earlier_records(const RunOptions& o, const std::string& journal_path, const PlanIdentity& identity,
+void read_earlier_records(const RunOutput& o, const std::string& journal_path, const PlanIdentity& identity,
                           Resumed& r) {
-  if (fs::exists(o.output)) {
-    ResultsFile previous = read_results(o.output);
+  if (fs::exists(o.path)) {
+    ResultsFile previous = read_results(o.path);
     r.context = previous.context;
     r.done = previous.benchmarks;
   }
@@ -54,48 +47,12 @@ void read_earlier_records(const RunOptions& o, const std::string& journal_path, 
   }
 }
 
-class ConsoleProgress final : public SweepObserver {
- public:
-  explicit ConsoleProgress(Reporter& reporter) : reporter_(reporter) {}
-
-  void case_starting(size_t index, size_t count, const Case& c, bool searching) override {
-    const double elapsed = seconds_since(start_);
-    std::string eta = "estimating";
-    if (index > 0) {
-      eta = "~" + duration_text(elapsed / static_cast<double>(index) * static_cast<double>(count - index)) + " left";
-    }
-    const std::string progress = fmt::format("[case {} of {} | {} elapsed | {}] {}", index + 1, count,
-                                             duration_text(elapsed), eta, c.descriptor());
-    if (tty_) {
-      std::cerr << "\r\033[K" << progress << std::flush;
-    } else {
-      std::cerr << progress << "\n";
-    }
-    if (searching && tty_) std::cerr << "\n";  // the search prints a line per try
-  }
-
-  void case_finished(const Record& r) override {
-    clear_line();
-    reporter_.record(r);
-  }
-
-  void sweep_ended() override { clear_line(); }
-
- private:
-  void clear_line() {
-    if (tty_) std::cerr << "\r\033[K" << std::flush;
-  }
-
-  Reporter& reporter_;
-  const bool tty_ = isatty(STDERR_FILENO) != 0;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
 // One case of the sweep: its batch searched, its data-parallel lead (--dist), or one isolated child.
-Record measure_case(size_t index, const Case& c, RunPlan& plan, const MeasureFlags& measure, const CaseChild& child,
-                    bool* interrupted) {
+Record measure_case(size_t index, const Case& c, RunPlan& plan, const MeasureOptions& measure, const CaseChild& child,
+                    SweepObserver& observer, bool* interrupted) {
   if (c.search_batch) {
-    const MaxBatchResult m = search_max_batch(c, measure, 1, 65536, interrupted);
+    const MaxBatchResult m = search_max_batch(
+        c, measure, 1, 65536, interrupted, [&](const Case& trial, const Record& r) { observer.try_ended(trial, r); });
     if (*interrupted) return {};
     return m.largest > 0 ? m.best : !m.failure.empty() ? failed_record(c, m.failure) : m.tries.back();
   }
@@ -125,7 +82,7 @@ ResultsFile in_plan_order(const std::vector<Case>& plan, const Context& context,
 
 }  // namespace
 
-Resumed merge_resumed(const RunOptions& o, const std::string& journal_path, const PlanIdentity& identity,
+Resumed merge_resumed(const RunOutput& o, const std::string& journal_path, const PlanIdentity& identity,
                       const std::vector<Case>& plan) {
   Resumed r;
   if (o.resume) try {
@@ -141,7 +98,8 @@ Resumed merge_resumed(const RunOptions& o, const std::string& journal_path, cons
   return r;
 }
 
-Context run_context(const RunOptions& o, const RunPlan& plan, Resumed& resumed) {
+Context run_context(const MeasureOptions& measure, const RunPlan& plan, Resumed& resumed,
+                    std::vector<std::string>& warnings) {
   const Case& first = plan.cases.front();
   if (!resumed.context) {
     std::string devices;
@@ -149,9 +107,9 @@ Context run_context(const RunOptions& o, const RunPlan& plan, Resumed& resumed) 
     for (const auto& c : plan.cases) {
       if (seen.insert(c.device.str()).second) devices += (devices.empty() ? "" : ",") + c.device.str();
     }
-    const int threads_hint = first.threads > 0 ? first.threads : o.measure.auto_threads;
+    const int threads_hint = first.threads > 0 ? first.threads : measure.auto_threads;
     Context c = collect_context(configure_threads(threads_hint), devices);
-    c.cpu_allocator = o.measure.system_allocator ? "system" : "tuned";
+    c.cpu_allocator = measure.system_allocator ? "system" : "tuned";
     c.peak = find_cached_peak(first.device.str(), c.device_name, c.threads, c.libtorch_version);
     if (plan.dist) {
       c.world_size = plan.dist->env().world_size;
@@ -164,20 +122,16 @@ Context run_context(const RunOptions& o, const RunPlan& plan, Resumed& resumed) 
   Context& context = *resumed.context;
   if (!resumed.plan_change.empty()) {
     context.resume_note = "resumed with --force from a journal of a different plan: " + resumed.plan_change;
-    std::cerr << "trainbench: warning: " << *context.resume_note << "\n";
+    warnings.push_back(*context.resume_note);
   }
   if (context.blas_kind == "reference") {
-    std::cerr << "trainbench: warning: the reference BLAS is loaded (" << context.blas_library.value_or("?")
-              << "); matrix products run ~35x slower. Install libopenblas0-pthread.\n";
+    warnings.push_back("the reference BLAS is loaded (" + context.blas_library.value_or("?") +
+                       "); matrix products run ~35x slower. Install libopenblas0-pthread.");
   }
   return context;
 }
 
-std::unique_ptr<SweepObserver> console_progress(Reporter& reporter) {
-  return std::make_unique<ConsoleProgress>(reporter);
-}
-
-Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags& measure, const Context& context,
+Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureOptions& measure, const Context& context,
                 Journal& journal, SweepObserver& observer) {
   Swept out;
   out.start = std::chrono::steady_clock::now();
@@ -186,7 +140,7 @@ Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags
   for (size_t i = 0; i < todo.size(); ++i) {
     const Case& c = todo[i];
     observer.case_starting(i, todo.size(), c, c.search_batch);
-    Record r = measure_case(i, c, plan, measure, child, &out.interrupted);
+    Record r = measure_case(i, c, plan, measure, child, observer, &out.interrupted);
     if (out.interrupted) break;
     add_percent_of_peak(r, context);
     // Shown and kept before the journal is written: a journal that cannot take it (a full disk) loses
@@ -198,9 +152,7 @@ Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags
         journal.append(out.fresh.back());
       } catch (const ResultsError& e) {
         journal_ok = false;
-        std::cerr << "trainbench: warning: " << e.what()
-                  << "; the run goes on and its results file will hold every case, but a kill before its end "
-                     "loses those not in the journal\n";
+        observer.journal_failed(e.what());
       }
     }
   }
@@ -208,42 +160,24 @@ Swept run_sweep(const std::vector<Case>& todo, RunPlan& plan, const MeasureFlags
   return out;
 }
 
-int write_run(const RunOptions& o, const RunPlan& plan, const Context& context, Resumed& resumed, Swept& swept,
-              Journal& journal, Reporter& reporter) {
-  const size_t fresh = swept.fresh.size(), todo = resumed.todo.size();
-  const ResultsFile results = in_plan_order(plan.cases, context, resumed.done, swept.fresh);
+ResultsFile write_run_results(const std::string& path, const RunPlan& plan, const Context& context, Resumed& resumed,
+                              Swept& swept, const Journal& journal) {
+  const size_t fresh = swept.fresh.size();
+  ResultsFile results = in_plan_order(plan.cases, context, resumed.done, swept.fresh);
   try {
-    write_results_atomic(o.output, results);
+    write_results_atomic(path, results);
   } catch (const ResultsError& e) {
     // The journal stays as it is: what it holds can still be resumed from once there is room.
     throw ResultsError(fmt::format("{}; the {} case(s) measured are in the table above, and {} holds those it took",
                                    e.what(), fresh, journal.path()));
   }
-  if (!o.report.empty()) report_after_run(o.output, o.report);
-
-  const double total = seconds_since(swept.start);
-  reporter.end(results);
-  if (plan.dist) (plan.format->console ? std::cout : std::cerr) << dist_summary(results.benchmarks) << std::flush;
-  if (swept.interrupted) {
-    journal.close();
-    if (plan.dist) {  // --resume does not work with --dist
-      std::cerr << fmt::format("interrupted after {} of {} case(s); finished cases are in {}\n", fresh, todo, o.output);
-    } else {
-      std::cerr << fmt::format(
-          "interrupted after {} of {} case(s); finished cases are in {} — continue with "
-          "`trainbench run ... --resume -o {}`\n",
-          fresh, todo, o.output, o.output);
-    }
-    return keep_in_store(o.store.spec(), results, o.output, interrupt_exit_code());
-  }
-  std::error_code ec;
-  fs::remove(journal_path_for(o.output), ec);  // everything is in the results file now
-  journal.close();                             // and only now the lock goes
-  size_t errors = 0;
-  for (const auto& r : results.benchmarks) errors += r.status == Status::error ? 1 : 0;
-  std::cerr << fmt::format("{} case(s) in {}; results: {}{}\n", fresh, duration_text(total), o.output,
-                           errors ? fmt::format(" ({} failed)", errors) : "");
-  return keep_in_store(o.store.spec(), results, o.output, errors ? kExitFailure : kExitOk);
+  return results;
 }
 
-}  // namespace trainbench::cli
+void remove_journal(const std::string& path, Journal& journal) {
+  std::error_code ec;
+  fs::remove(journal_path_for(path), ec);  // everything is in the results file now
+  journal.close();                         // and only now the lock goes
+}
+
+}  // namespace trainbench

@@ -1,20 +1,20 @@
-#include "cli/run_dist.h"
+#include "run/dist_run.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iostream>
 #include <thread>
 
-#include "cli/commands.h"
+#include "core/failure.h"
+#include "core/value_rules.h"
 #include "core/subprocess.h"
 #include "runner/child.h"
 #include "runner/measure.h"
 #include "runner/plan.h"
 
-namespace trainbench::cli {
+namespace trainbench {
 namespace {
 
 std::string text_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
@@ -26,7 +26,7 @@ std::chrono::milliseconds as_milliseconds(double s) {
 
 }  // namespace
 
-DistRun::DistRun(DistFlags flags) : flags_(std::move(flags)), env_(dist::dist_env_from_process()) {}
+DistRun::DistRun(DistOptions options) : flags_(std::move(options)), env_(dist::dist_env_from_process()) {}
 
 std::string DistRun::key(size_t index, const std::string& what) const {
   return "trainbench/case/" + std::to_string(index) + "/" + what;
@@ -36,7 +36,7 @@ std::string DistRun::backend_for(const Case& c) const {
   return dist::resolve_backend(flags_.backend, c.device.is_gpu());
 }
 
-void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
+void DistRun::start(const std::vector<Case>& plan, MeasureOptions& measure) {
   for (const auto& c : plan) {
     (void)backend_for(c);  // a backend the build or device cannot use fails before anything runs
     if (c.forward_only) throw InputError("--dist times training: drop --forward-only (" + c.descriptor() + ")");
@@ -74,7 +74,7 @@ void DistRun::start(const std::vector<Case>& plan, MeasureFlags& measure) {
   }
 }
 
-Record DistRun::lead_case(size_t index, const Case& c, const MeasureFlags& measure, bool* interrupted) {
+Record DistRun::lead_case(size_t index, const Case& c, const MeasureOptions& measure, bool* interrupted) {
   if (!lost_.empty()) {
     // A rank's runner is gone (its node died): no case can meet its collectives. The others stop at once.
     store_->set(key(index, "go"), bytes_of("stop: " + lost_));
@@ -98,7 +98,8 @@ Record DistRun::lead_case(size_t index, const Case& c, const MeasureFlags& measu
   return r;
 }
 
-int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) {
+DistRun::FollowEnd DistRun::follow(const std::vector<Case>& plan, const MeasureOptions& measure,
+                                   const std::function<void(const std::string& line)>& say) {
   install_interrupt_handlers();
   // Rank 0 measures the baseline first: wait as long as a case may take, plus the rendezvous timeout.
   const double go_wait_s = (measure.timeout_s > 0 ? measure.timeout_s : 7 * 24 * 3600.0) + flags_.timeout_s;
@@ -106,26 +107,26 @@ int DistRun::follow(const std::vector<Case>& plan, const MeasureFlags& measure) 
     try {
       store_->wait({key(i, "go")}, as_milliseconds(go_wait_s));
     } catch (const std::exception& e) {
-      if (interrupt_requested()) return interrupt_exit_code();
-      std::cerr << "trainbench: error: rank " << env_.rank << ": lost rank 0 before case " << plan[i].descriptor()
-                << ": " << first_line(e.what()) << std::endl;
-      return kExitFailure;
+      if (interrupt_requested()) return FollowEnd::interrupted;
+      say("trainbench: error: rank " + std::to_string(env_.rank) + ": lost rank 0 before case " + plan[i].descriptor() +
+          ": " + first_line(e.what()));
+      return FollowEnd::failed;
     }
     if (const std::string go = text_of(store_->get(key(i, "go"))); go != "go") {
-      std::cerr << "trainbench: error: rank " << env_.rank << ": rank 0 stopped the sweep before case "
-                << plan[i].descriptor() << ": " << go.substr(go.find(' ') + 1) << std::endl;
-      return kExitFailure;
+      say("trainbench: error: rank " + std::to_string(env_.rank) + ": rank 0 stopped the sweep before case " +
+          plan[i].descriptor() + ": " + go.substr(go.find(' ') + 1));
+      return FollowEnd::failed;
     }
     bool interrupted = false;
     Record r = run_case_isolated(plan[i], rank_child(i, measure), &interrupted);
-    if (interrupted) return interrupt_exit_code();
+    if (interrupted) return FollowEnd::interrupted;
     end_case(i, r);
-    if (!r.ok()) std::cerr << "case " << plan[i].descriptor() << ": " << to_string(r.status) << ": " << r.error << "\n";
+    if (!r.ok()) say("case " + plan[i].descriptor() + ": " + to_string(r.status) + ": " + r.error);
   }
-  return kExitOk;
+  return FollowEnd::done;
 }
 
-CaseChild DistRun::rank_child(size_t index, const MeasureFlags& measure) {
+CaseChild DistRun::rank_child(size_t index, const MeasureOptions& measure) {
   CaseChild child = measure.case_child(flags_.child_args(index));
   stuck_.clear();
   child.give_up = [this, index](pid_t pid) -> std::string {
@@ -147,8 +148,9 @@ void DistRun::end_case(size_t index, Record& r) {
     if (!r.ok() && stuck_.empty() && !store_->check({key(index, "failed")})) {
       store_->set(key(index, "failed"), bytes_of(me + ": " + r.error));
     }
-    store_->set(key(index, "ended/" + std::to_string(env_.rank)),
-                bytes_of(r.ok() ? "ok" : !stuck_.empty() ? stuck_ : me + ": " + r.error));
+    store_->set(key(index, "ended/" + std::to_string(env_.rank)), bytes_of(r.ok()            ? "ok"
+                                                                           : !stuck_.empty() ? stuck_
+                                                                                             : me + ": " + r.error));
   } catch (const std::exception&) {
     return;  // rank 0's store is gone: the next case's wait for its go says so
   }
@@ -175,23 +177,4 @@ void DistRun::end_case(size_t index, Record& r) {
   }
 }
 
-std::string dist_summary(const std::vector<Record>& records) {
-  std::string out;
-  for (const auto& r : records) {
-    if (!r.dist || !r.ok()) continue;
-    const DistInfo& d = *r.dist;
-    std::string scaling = "no one-process baseline";
-    if (std::isfinite(d.scaling_efficiency)) {
-      scaling = fmt::format("scaling efficiency {:.1f}% (one process: {:.4g} {})", 100.0 * d.scaling_efficiency,
-                            d.single_process_throughput, r.unit);
-    }
-    out += fmt::format(
-        "{}: {} rank{} ({}): {:.4g} {} global; {}; communication: {:.1f}% of step time exposed, "
-        "{:.1f}% in flight\n",
-        r.name, d.world_size, d.world_size == 1 ? "" : "s", d.backend, r.throughput, r.unit, scaling,
-        100.0 * d.comm_share, 100.0 * d.comm_total_share);
-  }
-  return out;
-}
-
-}  // namespace trainbench::cli
+}  // namespace trainbench
