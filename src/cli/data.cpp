@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "data/data_error.h"
 #include "data/image_folder.h"
@@ -19,6 +21,30 @@
 #include "workloads/training.h"
 
 namespace trainbench::cli {
+
+// `trainbench data`: the loader alone, on an image folder or a token file. Empty / 0: not given (each
+// kind refuses the other kind's settings, and fills in its defaults).
+struct DataOptions {
+  std::string data;
+  int64_t batch = 64;
+  std::string loader_threads = "1,2";
+  int epochs = 2;
+  int size = 0;                  // images: the crop (224)
+  std::string layout;            // images: nchw | nhwc (nchw)
+  std::string precision;         // images: fp32 | bf16 | fp16 (fp32)
+  std::string transfer;          // images: float | uint8 (float)
+  int64_t seq = 0;               // tokens: window length (1024, GPT-2's context)
+  int64_t max_image_pixels = 0;  // images: the pixel limit (0: data::kMaxImagePixels)
+  std::string data_dtype;        // tokens: uint16 | uint32 (uint16)
+};
+
+// `trainbench make-data`: photo-like JPEGs in ImageFolder layout.
+struct MakeDataOptions {
+  std::string dir;
+  int64_t images = 0;
+  int classes = 10;
+  uint64_t seed = 0;
+};
 
 std::vector<int> loader_thread_list(const std::string& text, bool zero_ok) {
   std::vector<int> out;
@@ -192,6 +218,37 @@ int cmd_data(const DataOptions& o) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(o.data, ec)) return data_tokens(o, threads);
   return data_images(o, threads);
+}
+
+Command add_data(CLI::App& app) {
+  auto o = std::make_shared<DataOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "data", "Measure the loader alone: images/s (or windows/s and tokens/s) and MB/s per loader thread count");
+  add_data(*sub, o->data, "A folder of JPEGs/PNGs in ImageFolder layout (ROOT/CLASS/IMAGE.jpg), or a token file")
+      ->required();
+  add_batch(*sub, o->batch, "Batch size")->check(rule(kBatchSize));
+  add_loader_threads(*sub, o->loader_threads, "Thread counts, comma-separated");
+  sub->add_option("--epochs", o->epochs, "Epochs per thread count, each timed on its own");
+  sub->add_option("--size", o->size, "Images: crop size (RandomResizedCrop output, square; default 224)");
+  add_layout(*sub, o->layout, Many::one, "Images");
+  add_precision(*sub, o->precision, Many::one, PrecisionSet::compute_types, "Images: the batch's dtype");
+  add_data_transfer(*sub, o->transfer, "Images");
+  sub->add_option("--seq", o->seq, "Tokens: window length (default 1024)");
+  add_data_dtype(*sub, o->data_dtype, "Tokens");
+  add_max_image_pixels(*sub, o->max_image_pixels, "Images");
+  return {sub, [o] { return cmd_data(*o); }};
+}
+
+Command add_make_data(CLI::App& app) {
+  auto o = std::make_shared<MakeDataOptions>();
+  CLI::App* sub = app.add_subcommand("make-data", "Write photo-like JPEGs in ImageFolder layout, to try --data");
+  sub->add_option("dir", o->dir, "The folder to create (must not exist, or be empty)")->required();
+  // A hundred million files is beyond any folder a benchmark needs (ImageNet has 1.28 million).
+  constexpr NumberRule kImageCount{1.0, 1e8, false, true};
+  sub->add_option("--images", o->images, "How many JPEGs")->required()->check(rule(kImageCount));
+  sub->add_option("--classes", o->classes, "Class folders (default 10)")->check(rule(kImageCount));
+  sub->add_option("--seed", o->seed, "Random seed (the same seed writes the same files)");
+  return {sub, [o] { return cmd_make_data(*o); }};
 }
 
 }  // namespace trainbench::cli

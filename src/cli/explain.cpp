@@ -15,6 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
+#include "workloads/script.h"
 #include "cli/options.h"
 #include "core/subprocess.h"
 #include "ops/explain.h"
@@ -29,6 +32,33 @@
 #include "runner/run_context.h"
 
 namespace trainbench::cli {
+
+// `trainbench explain`: a model's step broken into its layers. With real input (--data) the whole step
+// is measured with its loader; data wait and copy become rows.
+struct ExplainOptions : InProcessFlags, InputDataFlags {
+  std::string model, precision = "fp32", layout = "nchw", optimizer = "sgd";
+  int64_t batch = 0;
+  std::vector<std::string> sets;
+  double op_min_time_s = 0.2;  // per phase of each layer
+  int loader_threads = 0;
+  bool no_alternatives = false;
+  std::string output;
+  std::string format = "table";
+  MeasureFlags measure;  // the whole step
+  ScriptFlags script;    // --input, --target: --model names a TorchScript file
+};
+
+// Hidden `explain-layers FILE`: the child side of explain. FILE is explain's results file holding the
+// whole step's record (its name is the case's descriptor) and the context's cached peak; the layers'
+// Explanation goes to --result-fd as JSON. Runs under the case's measurement flags (threads, allocator,
+// --memory-limit) as the step's child did.
+struct ExplainLayersOptions {
+  std::string from;
+  double op_min_time_s = 0.2;
+  bool no_alternatives = false;
+  int result_fd = 3;
+  MeasureFlags measure;
+};
 
 namespace {
 
@@ -180,6 +210,48 @@ int cmd_explain(ExplainOptions o) {
   std::cout << (o.format == "json" ? results_to_string(results) : print_explanation(*results.explain));
   std::cerr << "results: " << output << "\n";
   return kExitOk;
+}
+
+Command add_explain(CLI::App& app) {
+  auto o = std::make_shared<ExplainOptions>();
+  CLI::App* sub = app.add_subcommand("explain", "Break a model's training step into its layers and flag slow ones");
+  add_model(*sub, o->model, Many::one)->required();
+  add_batch(*sub, o->batch, "Batch size")->required()->check(rule(kBatchSize));
+  o->script.add_to(*sub);
+  add_set(*sub, o->sets, Many::one);
+  o->InProcessFlags::add_to(*sub);
+  add_precision(*sub, o->precision, Many::one);
+  add_layout(*sub, o->layout, Many::one);
+  add_optimizer(*sub, o->optimizer, Many::one);
+  add_op_time(*sub, o->op_min_time_s, "Seconds to measure each phase of each layer at least");
+  add_no_alternatives(*sub, o->no_alternatives, "Do not time flagged layers in the other layout and precision");
+  o->InputDataFlags::add_to(*sub);
+  add_loader_threads(*sub, o->loader_threads, "Loader threads for --data (0: the default)")->check(rule(kThreadCount));
+  add_output(*sub, o->output, "Results file (default: results/explain-<time>.json)");
+  add_format(*sub, o->format, "table or json");
+  o->measure.add_to(*sub);
+  return {sub, [o, sub] {
+            check_limit_conflicts(o->measure);
+            o->measure.place_script_check();
+            return cmd_explain(*o);
+          }};
+}
+
+Command add_explain_layers(CLI::App& app) {
+  auto o = std::make_shared<ExplainLayersOptions>();
+  CLI::App* sub = app.add_subcommand("explain-layers", "Internal: time explain's layers in this process");
+  sub->group("");  // hidden from --help
+  sub->add_option("from", o->from)->required();
+  add_op_time(*sub, o->op_min_time_s, "");
+  add_no_alternatives(*sub, o->no_alternatives, "");
+  add_result_fd(*sub, o->result_fd);
+  o->measure.add_to(*sub);
+  return {sub, [o] {
+            ScriptCheckPlace place;  // this process is the census's own: it checks a TorchScript file as it builds it
+            place.kind = ScriptCheckPlace::Kind::case_setup;
+            set_script_check_place(place);
+            return cmd_explain_layers(*o);
+          }};
 }
 
 }  // namespace trainbench::cli

@@ -7,6 +7,15 @@
 
 namespace trainbench::cli {
 
+void trial_defaults(MeasureFlags& m) {
+  m.stop.warmup_steps = 1;
+  m.stop.warmup_fixed = true;
+  m.stop.min_steps = 2;
+  m.stop.min_time_s = 0.0;
+  m.stop.max_time_s = 10.0;
+  m.system_allocator = true;
+}
+
 void check_limit_conflicts(const MeasureFlags& m) {
   for (const StopSetting& most : stop_settings()) {
     if (most.at_least == nullptr) continue;

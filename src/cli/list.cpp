@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "results/text_table.h"
 #include "runner/suite.h"
@@ -87,6 +89,14 @@ int cmd_list(const std::vector<std::string>& models) {
     std::cout << suites.line({name, description});
   }
   return kExitOk;
+}
+
+Command add_list(CLI::App& app) {
+  auto models = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub = app.add_subcommand(
+      "list", "Models and suites with input shape, default batch, parameter count and FLOPs per sample");
+  sub->add_option("models", *models, "Only these models (default: every model, then the suites)");
+  return {sub, [models] { return cmd_list(*models); }};
 }
 
 }  // namespace trainbench::cli

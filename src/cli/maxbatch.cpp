@@ -7,6 +7,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "results/number_format.h"
 #include "results/printer.h"
@@ -20,6 +22,15 @@
 #include "runner/run_context.h"
 
 namespace trainbench::cli {
+
+struct MaxBatchOptions : SweepFlags {
+  int64_t start = 1;
+  int64_t max_batch = 65536;
+  bool no_predict = false;  // --no-predict: the doubling search without a memory prediction
+  std::string output;
+  MeasureFlags measure;
+  StoreFlags store;
+};
 
 void say_try(const Case& trial, const Record& r) {
   std::cerr << fmt::format("  try batch {:>6}: {}\n", trial.batch,
@@ -104,6 +115,28 @@ int cmd_maxbatch(MaxBatchOptions o) {
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("{} tries; results: {}\n", results.benchmarks.size(), o.output);
   return keep_in_store(store, results, o.output, interrupted ? interrupt_exit_code() : code);
+}
+
+Command add_maxbatch(CLI::App& app) {
+  auto o = std::make_shared<MaxBatchOptions>();
+  CLI::App* sub = app.add_subcommand("maxbatch", "Find the largest batch that trains (doubling, then bisection)");
+  o->SweepFlags::add_to(*sub);
+  sub->get_option("--model")->required();
+  sub->add_option("--start", o->start, "First batch to try")->check(rule(kBatchSize));
+  sub->add_option("--max-batch", o->max_batch, "Largest batch to try")->check(rule(kBatchSize));
+  add_output(*sub, o->output, "Results file with every try (default: results/maxbatch-<time>.json)");
+  trial_defaults(o->measure);
+  o->measure.add_to(*sub);
+  sub->add_flag("--no-predict", o->no_predict, "Search by doubling from --start, without a memory prediction first");
+  o->store.add_to(*sub);
+  return {sub, [o, sub] {
+            check_limit_conflicts(o->measure);
+            if (o->start > o->max_batch) {
+              throw InputError(fmt::format("--start {} is above --max-batch {}", o->start, o->max_batch));
+            }
+            o->measure.place_script_check();
+            return cmd_maxbatch(*o);
+          }};
 }
 
 }  // namespace trainbench::cli

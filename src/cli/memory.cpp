@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "memory/fit.h"
 #include "results/number_format.h"
@@ -18,6 +20,18 @@
 #include "runner/run_context.h"
 
 namespace trainbench::cli {
+
+struct MemoryOptions : SweepFlags {
+  int64_t batch = 0;                      // --batch: does this batch fit each size? (0: not asked)
+  std::string fits;                       // --fits 8G,16G; empty: the device's own and common sizes
+  std::string measure_batches = "2,4,8";  // the batches measured for the fit
+  std::string gpu_context;                // --gpu-context: outside a CUDA card's allocator (empty: the H100's)
+  double within_pct = 10.0;               // --within: each held size is tried under itself to within this
+  bool line_only = false;                 // --line-only: no size is tried under itself
+  std::string output;
+  MeasureFlags measure;
+  StoreFlags store;
+};
 namespace {
 
 // A /proc/meminfo line's value in bytes ("MemTotal:", "MemAvailable:"); 0 when absent.
@@ -185,6 +199,38 @@ int cmd_memory(MemoryOptions o) {
   write_results_atomic(o.output, results);
   std::cerr << fmt::format("results: {}\n", o.output);
   return keep_in_store(store, results, o.output, interrupted ? interrupt_exit_code() : code);
+}
+
+Command add_memory(CLI::App& app) {
+  auto o = std::make_shared<MemoryOptions>();
+  CLI::App* sub =
+      app.add_subcommand("memory", "Where a training step's memory goes, and the largest batch per memory size");
+  o->SweepFlags::add_to(*sub);
+  sub->get_option("--model")->required();
+  add_batch(*sub, o->batch, "Say whether this batch fits each size, and by how much")->check(rule(kBatchSize));
+  sub->add_option("--fits", o->fits,
+                  "Memory sizes to predict for, e.g. 8G,16G,24G,80G (default: this device's, 8G..80G)");
+  sub->add_option("--measure-batches", o->measure_batches, "Two or three increasing batches to measure for the fit");
+  add_gpu_context(*sub, o->gpu_context,
+                  "A CPU case's sizes as CUDA cards: how much of a card lies outside LibTorch's allocator "
+                  "(default: 693M, measured on an H100 with CUDA 13.0)");
+  CLI::Option* within =
+      sub->add_option("--within", o->within_pct,
+                      "Try each size this machine holds under itself as a memory limit until its largest batch is "
+                      "known within PCT percent (default 10; 0: exactly, as maxbatch)")
+          ->check(rule(kSearchPercent));
+  sub->add_flag("--line-only", o->line_only,
+                "Predict every size from the fitted line alone, trying none under itself (faster, less exact)")
+      ->excludes(within);
+  add_output(*sub, o->output, "Results file with each measured batch (default: results/memory-<time>.json)");
+  trial_defaults(o->measure);
+  o->measure.add_to(*sub);
+  o->store.add_to(*sub);
+  return {sub, [o, sub] {
+            check_limit_conflicts(o->measure);
+            o->measure.place_script_check();
+            return cmd_memory(*o);
+          }};
 }
 
 }  // namespace trainbench::cli

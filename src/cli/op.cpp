@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "ops/op_timer.h"
 #include "ops/peak.h"
@@ -16,6 +18,17 @@
 #include "runner/run_context.h"
 
 namespace trainbench::cli {
+
+// `trainbench op`: layers alone, each phase timed.
+struct OpOptions : InProcessFlags {
+  std::vector<std::string> descriptors;
+  std::string precisions = "fp32", layouts = "nchw";
+  double min_time_s = 0.2;  // per phase
+  double max_time_s = 5.0;
+  bool system_allocator = false;  // as run's --system-allocator
+  std::string output;
+  std::string format = "table";  // table | json
+};
 
 DeviceSpec resolve_device(const std::string& text) {
   DeviceSpec d;
@@ -124,6 +137,30 @@ int cmd_op(const OpOptions& o) {
   std::cerr << fmt::format("{} op case(s); results: {}{}\n", total, output,
                            failed ? fmt::format(" ({} failed)", failed) : "");
   return failed ? kExitFailure : kExitOk;
+}
+
+Command add_op(CLI::App& app) {
+  auto o = std::make_shared<OpOptions>();
+  CLI::App* sub = app.add_subcommand("op", "Time one layer alone: forward, backward-data, backward-weights");
+  sub->add_option("descriptors", o->descriptors,
+                  "Op descriptors, e.g. conv:mb32ic64ih56oc64kh3ph1g64 (docs/descriptors.md); allreduce:SIZE (inside "
+                  "`launch`)")
+      ->required();
+  o->InProcessFlags::add_to(*sub);
+  add_precision(*sub, o->precisions, Many::list);
+  add_layout(*sub, o->layouts, Many::list, "conv and bn");
+  add_stop_setting(*sub, stop_setting("min_time"), o->min_time_s, "Seconds to measure each phase at least");
+  add_stop_setting(*sub, stop_setting("max_time"), o->max_time_s, "Seconds to measure each phase at most");
+  add_system_allocator(*sub, o->system_allocator,
+                       "Leave glibc malloc untuned, as run's flag (compare with steps measured that way)");
+  add_output(*sub, o->output, "Results file (default: results/op-<time>.json)");
+  add_format(*sub, o->format, "table or json");
+  return {sub, [o, sub] {
+            if (sub->count("--min-time") && sub->count("--max-time") && o->min_time_s > o->max_time_s) {
+              throw InputError(fmt::format("--min-time {} is above --max-time {}", o->min_time_s, o->max_time_s));
+            }
+            return cmd_op(*o);
+          }};
 }
 
 }  // namespace trainbench::cli

@@ -32,6 +32,12 @@ struct MeasureFlags : MeasureOptions {
   void add_to(CLI::App& app);
 };
 
+// maxbatch and memory measure many short tries: a step or two each, not a stable median. They answer
+// what fits, so a CPU case's heap is glibc's as a PyTorch program has it: with the tuned heap, freed
+// large blocks stay and whether the next one reuses a hole decides the footprint by whole blocks
+// (docs/memory.md, "The heap a prediction is for"). Their defaults, before the flags are read.
+void trial_defaults(MeasureFlags& m);
+
 // `run --dist`'s flags (run/settings.h's DistOptions).
 struct DistFlags : DistOptions {
   void add_to(CLI::App& app);
@@ -99,13 +105,6 @@ struct RunOptions : SweepFlags, InputDataFlags {
   StoreFlags store;
 };
 
-struct LaunchFlags {
-  int nproc = 1, nnodes = 1, node_rank = 0;
-  std::string master;
-  double grace_s = 10.0;
-  std::vector<std::string> worker_args;  // after --
-};
-
 // Hidden `dist-allreduce`: the all-reduce micro-benchmark inside `launch` (see dist/allreduce_bench.h).
 struct AllreduceFlags {
   std::string cases;  // allreduce:SIZE,...; empty: DeepBench's sizes
@@ -113,120 +112,10 @@ struct AllreduceFlags {
   DistFlags dist;
 };
 
-struct MaxBatchOptions : SweepFlags {
-  int64_t start = 1;
-  int64_t max_batch = 65536;
-  bool no_predict = false;  // --no-predict: the doubling search without a memory prediction
-  std::string output;
-  MeasureFlags measure;
-  StoreFlags store;
-};
-
-struct MemoryOptions : SweepFlags {
-  int64_t batch = 0;                      // --batch: does this batch fit each size? (0: not asked)
-  std::string fits;                       // --fits 8G,16G; empty: the device's own and common sizes
-  std::string measure_batches = "2,4,8";  // the batches measured for the fit
-  std::string gpu_context;                // --gpu-context: outside a CUDA card's allocator (empty: the H100's)
-  double within_pct = 10.0;               // --within: each held size is tried under itself to within this
-  bool line_only = false;                 // --line-only: no size is tried under itself
-  std::string output;
-  MeasureFlags measure;
-  StoreFlags store;
-};
-
-// `trainbench op`: layers alone, each phase timed.
-struct OpOptions : InProcessFlags {
-  std::vector<std::string> descriptors;
-  std::string precisions = "fp32", layouts = "nchw";
-  double min_time_s = 0.2;  // per phase
-  double max_time_s = 5.0;
-  bool system_allocator = false;  // as run's --system-allocator
-  std::string output;
-  std::string format = "table";  // table | json
-};
-
-// `trainbench peak`: the device's ceilings, cached for `run` and `explain`.
-struct PeakOptions : InProcessFlags {
-  std::string precisions = "fp32,bf16,fp16";
-  int64_t gemm_size = 0;
-  std::string output;       // also write them as a results file
-  bool if_missing = false;  // measure only when the cache has no entry for this device and thread count
-};
-
-// `trainbench explain`: a model's step broken into its layers. With real input (--data) the whole step
-// is measured with its loader; data wait and copy become rows.
-struct ExplainOptions : InProcessFlags, InputDataFlags {
-  std::string model, precision = "fp32", layout = "nchw", optimizer = "sgd";
-  int64_t batch = 0;
-  std::vector<std::string> sets;
-  double op_min_time_s = 0.2;  // per phase of each layer
-  int loader_threads = 0;
-  bool no_alternatives = false;
-  std::string output;
-  std::string format = "table";
-  MeasureFlags measure;  // the whole step
-  ScriptFlags script;    // --input, --target: --model names a TorchScript file
-};
-
-// Hidden `run-case DESCRIPTOR`: the child side of the runner.
-struct RunCaseOptions {
-  std::string descriptor;
-  int result_fd = 3;
-  MeasureFlags measure;
-  DistFlags dist;
-  std::string dist_key = "0";  // the case's key in rank 0's store
-};
-
-// Hidden `explain-layers FILE`: the child side of explain. FILE is explain's results file holding the
-// whole step's record (its name is the case's descriptor) and the context's cached peak; the layers'
-// Explanation goes to --result-fd as JSON. Runs under the case's measurement flags (threads, allocator,
-// --memory-limit) as the step's child did.
-struct ExplainLayersOptions {
-  std::string from;
-  double op_min_time_s = 0.2;
-  bool no_alternatives = false;
-  int result_fd = 3;
-  MeasureFlags measure;
-};
-
-// Hidden `script-check [--memory-limit SIZE] -- FILE INPUT TARGET VOCAB`: the check of a TorchScript
-// file (workloads/script.h), in a child process of the command that needs it.
-struct ScriptCheckOptions {
-  std::string file, input, target, vocab;
-  std::string memory_limit;
-  int result_fd = 3;
-};
-
-// `trainbench data`: the loader alone, on an image folder or a token file. Empty / 0: not given (each
-// kind refuses the other kind's settings, and fills in its defaults).
-struct DataOptions {
-  std::string data;
-  int64_t batch = 64;
-  std::string loader_threads = "1,2";
-  int epochs = 2;
-  int size = 0;            // images: the crop (224)
-  std::string layout;      // images: nchw | nhwc (nchw)
-  std::string precision;   // images: fp32 | bf16 | fp16 (fp32)
-  std::string transfer;    // images: float | uint8 (float)
-  int64_t seq = 0;         // tokens: window length (1024, GPT-2's context)
-  int64_t max_image_pixels = 0;  // images: the pixel limit (0: data::kMaxImagePixels)
-  std::string data_dtype;  // tokens: uint16 | uint32 (uint16)
-};
-
-// `trainbench make-data`: photo-like JPEGs in ImageFolder layout.
-struct MakeDataOptions {
-  std::string dir;
-  int64_t images = 0;
-  int classes = 10;
-  uint64_t seed = 0;
-};
-
 // Throws InputError when a minimum set by the user is above a maximum set by the user (or above the
 // default of a floor): "--min-steps 10 is above --max-steps 5" (core/stopping.h, StopSetting::at_least).
 void check_limit_conflicts(const MeasureFlags& m);
 
-// `models` empty: every model, then the suites.
-int cmd_list(const std::vector<std::string>& models);
 // `run --report FILE`: writes the HTML report of the results file just written and says where it is.
 void report_after_run(const std::string& results_path, const std::string& report_path);
 
@@ -250,9 +139,6 @@ void say_try(const Case& trial, const Record& r);
 // A batch search on the CPU without --memory-limit: limits it to 90% of the memory available now
 // (run/batch_search.h) and says so on stderr, naming `command`.
 void limit_cpu_search(const std::vector<Case>& plan, MeasureFlags& measure, const std::string& command);
-int cmd_run(RunOptions o, const CLI::App& sub);
-int cmd_maxbatch(MaxBatchOptions o);
-int cmd_memory(MemoryOptions o);
 // The device named (empty: the best one present); throws InputError when it is unknown or absent.
 DeviceSpec resolve_device(const std::string& text);
 // A comma list whose values must be among `allowed`; throws InputError naming `what`.
@@ -262,16 +148,6 @@ std::vector<std::string> checked_list(const std::string& text, const std::string
 // Returns the thread count in effect.
 // `tune_allocator`: as a case's child does unless --system-allocator (docs/methodology.md).
 int prepare_in_process(const DeviceSpec& device, int threads, bool tune_allocator);
-
-int cmd_op(const OpOptions& o);
-int cmd_peak(const PeakOptions& o);
-int cmd_explain(ExplainOptions o);
-int cmd_run_case(const RunCaseOptions& o);
-int cmd_script_check(const ScriptCheckOptions& o);
-int cmd_explain_layers(const ExplainLayersOptions& o);
-int cmd_launch(const LaunchFlags& o);
-int cmd_data(const DataOptions& o);
-int cmd_make_data(const MakeDataOptions& o);
 // --loader-threads "1,2,4": each between 1 and kThreadCount's maximum (0 allowed when `zero_ok`: the default).
 std::vector<int> loader_thread_list(const std::string& text, bool zero_ok);
 int cmd_dist_allreduce(const AllreduceFlags& o);

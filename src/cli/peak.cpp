@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "ops/peak.h"
 #include "results/printer_ops.h"
@@ -12,6 +14,14 @@
 #include "runner/run_context.h"
 
 namespace trainbench::cli {
+
+// `trainbench peak`: the device's ceilings, cached for `run` and `explain`.
+struct PeakOptions : InProcessFlags {
+  std::string precisions = "fp32,bf16,fp16";
+  int64_t gemm_size = 0;
+  std::string output;       // also write them as a results file
+  bool if_missing = false;  // measure only when the cache has no entry for this device and thread count
+};
 
 int cmd_peak(const PeakOptions& o) {
   const DeviceSpec device = resolve_device(o.device);
@@ -48,6 +58,19 @@ int cmd_peak(const PeakOptions& o) {
     std::cerr << "results: " << o.output << "\n";
   }
   return kExitOk;
+}
+
+Command add_peak(CLI::App& app) {
+  auto o = std::make_shared<PeakOptions>();
+  CLI::App* sub = app.add_subcommand("peak", "Measure the device's GEMM, memory-copy and convolution ceilings");
+  o->InProcessFlags::add_to(*sub);
+  add_precision(*sub, o->precisions, Many::list, PrecisionSet::compute_types);
+  sub->add_option("--gemm-size", o->gemm_size, "M = N = K of the GEMMs (default 2048 on CPU, 8192 on GPUs)")
+      ->check(rule(kGemmSize));
+  add_output(*sub, o->output, "Also write the ceilings as a results file");
+  sub->add_flag("--if-missing", o->if_missing,
+                "Measure only when the cache has no entry for this device, thread count and LibTorch (make run)");
+  return {sub, [o] { return cmd_peak(*o); }};
 }
 
 }  // namespace trainbench::cli

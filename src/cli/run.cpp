@@ -12,6 +12,9 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
+#include "workloads/script.h"
 #include "core/input_file.h"
 #include "cli/options.h"
 #include "ops/peak.h"
@@ -368,6 +371,30 @@ int cmd_run(RunOptions o, const CLI::App& sub) {
   reporter->begin(context, Feed::live);
   Swept swept = run_sweep(resumed.todo, plan, o.measure, context, journal, *progress);
   return write_run(o, plan, context, resumed, swept, journal, *reporter);
+}
+
+Command add_run(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* sub = app.add_subcommand("run", "Measure training throughput of a sweep of cases");
+  o->SweepFlags::add_to(*sub);
+  add_batch(*sub, o->batches, "Batch sizes, comma-separated, or 'auto': the largest that trains");
+  add_threads(*sub, o->threads, "Intra-op threads, comma-separated (0: one per core)");
+  sub->add_option("--suite,-s", o->suite, "A built-in suite name (quick, ...) or a suite .toml file");
+  sub->add_option("--case", o->cases, "Run this case descriptor (repeatable), e.g. resnet50:b16:fp32:nchw:cpu");
+  add_output(*sub, o->output, "Results file (default: results/trainbench-<time>.json)");
+  add_format(*sub, o->format, "Output: " + reporters_help());
+  sub->add_flag("--resume", o->resume, "Run only the cases the output's journal does not have yet");
+  sub->add_flag("--force", o->force,
+                "With --resume: continue a journal written by a different plan (its records kept as they are)");
+  sub->add_option("--report", o->report, "Also write the HTML report of the results to this file");
+  o->InputDataFlags::add_to(*sub);
+  add_loader_threads(
+      *sub, o->loader_threads,
+      "Loader threads for --data, comma-separated (0: 1 on a CPU case, all cores but one on a GPU case)");
+  o->measure.add_to(*sub);
+  o->dist.add_to(*sub);
+  o->store.add_to(*sub);
+  return {sub, [o, sub] { return cmd_run(*o, *sub); }};
 }
 
 }  // namespace trainbench::cli

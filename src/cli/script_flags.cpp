@@ -2,6 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/shared_flags.h"
 #include "cli/options.h"
 #include "core/value_rules.h"
 #include "results/results_file.h"
@@ -10,6 +12,14 @@
 #include "workloads/script.h"
 
 namespace trainbench::cli {
+
+// Hidden `script-check [--memory-limit SIZE] -- FILE INPUT TARGET VOCAB`: the check of a TorchScript
+// file (workloads/script.h), in a child process of the command that needs it.
+struct ScriptCheckOptions {
+  std::string file, input, target, vocab;
+  std::string memory_limit;
+  int result_fd = 3;
+};
 
 void ScriptFlags::add_to(CLI::App& app) {
   app.add_option(
@@ -60,6 +70,22 @@ int cmd_script_check(const ScriptCheckOptions& o) {
                         &out_of_memory);
   const nlohmann::json verdict = {{"refusal", refusal}, {"out_of_memory", out_of_memory}};
   return detail::write_all_and_sync(o.result_fd, verdict.dump() + "\n") ? kExitOk : kExitFailure;
+}
+
+Command add_script_check(CLI::App& app) {
+  auto o = std::make_shared<ScriptCheckOptions>();
+  CLI::App* sub = app.add_subcommand("script-check", "Internal: check a TorchScript file in this process");
+  sub->group("");  // hidden from --help
+  add_memory_limit(*sub, o->memory_limit, "");
+  add_result_fd(*sub, o->result_fd);
+  sub->add_option("file", o->file)->required();
+  sub->add_option("input", o->input)->required();
+  sub->add_option("target", o->target)->required();
+  sub->add_option("vocab", o->vocab)->required();
+  return {sub, [o] {
+            set_script_check_place(ScriptCheckPlace{});  // this process is the child that checks
+            return cmd_script_check(*o);
+          }};
 }
 
 }  // namespace trainbench::cli
