@@ -243,7 +243,7 @@ def gpt(layers=12, hidden=768, heads=0, vocab=50257, max_pos=1024, seq=1024, att
 
 # ---- Llama ---------------------------------------------------------------------------------------
 
-# The shapes of trainbench's named llama sizes used here (src/models/llama_config.cpp; each from its
+# The shapes of trainbench's named llama sizes used here (src/cases/llama_config.cpp; each from its
 # model's config.json): vocab, hidden, intermediate, layers, heads, kv_heads, head_dim, rope_theta,
 # rms eps, tied, q/k/v bias. Llama 3.1 rope scaling applies to llama-tiny (as to the Llama 3 sizes).
 LLAMA_SIZES = {

@@ -1,6 +1,6 @@
 // One rule per kind of number a user gives trainbench, applied wherever the value enters: a flag
 // (cli/), a suite file's [settings] and [[group]] keys (runner/suite.cpp), a case descriptor
-// (runner/case.cpp), a results file's records (results/record.cpp). A rule answers "" for a good value or a short, true
+// (cases/case.cpp), a results file's records (results/record.cpp). A rule answers "" for a good value or a short, true
 // reason ("must be > 0", "must be between 0 and 1024"); the caller says where the value came from.
 #pragma once
 #include <cstdint>

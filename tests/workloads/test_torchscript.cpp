@@ -93,7 +93,7 @@ TEST(ScriptRecord, FileFieldsRoundTripAndOlderFilesRead) {
   EXPECT_THROW(record_from_json(j), std::runtime_error);
 }
 
-// Percent-escaping, by the rule in runner/case.h: '%' -> %25, ':' -> %3A, ',' -> %2C, '=' -> %3D, ' ' -> %20.
+// Percent-escaping, by the rule in cases/case.h: '%' -> %25, ':' -> %3A, ',' -> %2C, '=' -> %3D, ' ' -> %20.
 TEST(ScriptDescriptor, PathWithSeparatorsRoundTrips) {
   Case c;
   c.model = kScriptModel;
